@@ -1,0 +1,1 @@
+"""The example rata app: a customer list."""

@@ -1,0 +1,3 @@
+from rata.cli.main import main
+
+main()

@@ -1,0 +1,268 @@
+"""`App` and `Mcp`: an app's commands, its grants, and the one dispatch path.
+
+    app = (App("crm", identifier="com.example.crm", version="1.0.0")
+           .commands(customers_index, customers_store, customers_delete)
+           .allow_abilities(["customers.*"])                       # the frontend's grant
+           .mcp(Mcp().allow_abilities(["customers.view", "customers.create"])
+                     .confirm("customers.delete")))                # the agents' grant
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from rata.abilities import Grant
+from rata.command import CommandSpec, inspect_command
+from rata.context import Ctx
+from rata.convert import Invalid, Mismatch, from_json_fields, to_json
+from rata.dispatch import CommandRequest, Middleware, Origin
+from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
+from rata.folder import AppFolder, default_folder
+from rata.typemodel import Analyzer
+from rata.validation import ValidationErrors
+
+ALLOW = "allow"
+CONFIRM = "confirm"
+
+
+class Mcp:
+    """What the app shows AI agents: a grant of abilities, separate from the frontend's.
+
+    `allow_abilities` grants abilities outright; `confirm` grants them only with the user's
+    confirmation for every call. An ability matched by both needs confirmation.
+    """
+
+    def __init__(self, *, instructions: str = "") -> None:
+        self.grant = Grant()
+        self.confirm_grant = Grant()
+        self.instructions = instructions
+
+    def allow_abilities(self, patterns: Iterable[str]) -> Mcp:
+        self.grant.extend(patterns)
+        return self
+
+    def confirm(self, *patterns: str | Iterable[str]) -> Mcp:
+        for pattern in patterns:
+            self.confirm_grant.extend(pattern)
+        return self
+
+    def access(self, ability: str | None) -> str | None:
+        """``"confirm"``, ``"allow"`` or None for a command with this ability."""
+        if ability is None:
+            return None
+        if self.confirm_grant.allows(ability):
+            return CONFIRM
+        if self.grant.allows(ability):
+            return ALLOW
+        return None
+
+    def patterns(self) -> list[tuple[str, str]]:
+        """Every granted pattern with its kind, in the order given."""
+        return [(p, ALLOW) for p in self.grant.texts()] + [(p, CONFIRM) for p in self.confirm_grant.texts()]
+
+
+class App:
+    """A rata app: named commands, grants, middleware, and a folder for its data."""
+
+    def __init__(
+        self,
+        name: str,
+        identifier: str,
+        version: str = "0.0.0",
+        *,
+        description: str = "",
+        root: str | Path | None = None,
+    ) -> None:
+        self.name = name
+        self.identifier = identifier
+        self.version = version
+        self.description = description
+        self.root = Path(root) if root is not None else _caller_dir()
+        self.frontend_grant = Grant()
+        self.mcp_config: Mcp | None = None
+        self.middleware: list[Middleware] = []
+        self.specs: dict[str, CommandSpec] = {}
+        self._analyzer = Analyzer()
+        self._local = threading.local()
+        self._folder: AppFolder | None = None
+
+    # --- building ---
+
+    def commands(self, *fns: Callable[..., Any] | Iterable[Callable[..., Any]]) -> App:
+        """Register command functions (each decorated with `@command`)."""
+        for item in fns:
+            for fn in (item if isinstance(item, (list, tuple)) else [item]):
+                spec = inspect_command(fn, self._analyzer, Ctx)
+                if spec.name in self.specs and self.specs[spec.name].fn is not fn:
+                    raise CodegenError(
+                        f"Two commands are named {spec.name!r}: {self.specs[spec.name].qualname} and {spec.qualname}.",
+                        hint="Rename one, or pass name=... to @command.",
+                    )
+                self.specs[spec.name] = spec
+        return self
+
+    def allow_abilities(self, patterns: Iterable[str]) -> App:
+        """Grant abilities to the app's own frontend."""
+        self.frontend_grant.extend(patterns)
+        return self
+
+    def mcp(self, config: Mcp) -> App:
+        """Make the app an MCP server with this agent grant."""
+        self.mcp_config = config
+        return self
+
+    def use(self, middleware: Middleware) -> App:
+        """Add a middleware; the first added runs outermost."""
+        self.middleware.append(middleware)
+        return self
+
+    # --- reading ---
+
+    def spec(self, name: str) -> CommandSpec:
+        try:
+            return self.specs[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, list(self.specs), n=1)
+            raise UnknownCommandError(
+                f"There is no command named {name!r}.",
+                hint=f"Did you mean {close[0]!r}?" if close else f"Known commands: {', '.join(sorted(self.specs)) or 'none'}.",
+            ) from None
+
+    def agent_access(self, spec: CommandSpec) -> str | None:
+        """How agents may call this command: ``"allow"``, ``"confirm"`` or None (not a tool)."""
+        return self.mcp_config.access(spec.can) if self.mcp_config is not None else None
+
+    @property
+    def folder(self) -> AppFolder:
+        """The app's data folder (see `rata.folder`); resolved once."""
+        if self._folder is None:
+            self._folder = AppFolder(default_folder(self.identifier))
+        return self._folder
+
+    @property
+    def migrations_dir(self) -> Path:
+        return self.root / "migrations"
+
+    def database(self) -> sqlite3.Connection:
+        """This thread's connection to the app's SQLite database."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.folder.ensure()
+            conn = sqlite3.connect(self.folder.database, timeout=5.0)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA journal_mode = WAL")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's database connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def migrate(self) -> Any:
+        """Apply pending migrations; returns a `MigrateReport`."""
+        from rata.migrations import migrate
+
+        return migrate(self.database(), self.migrations_dir)
+
+    # --- calling ---
+
+    def dispatch(self, request: CommandRequest) -> Any:
+        """Run one command through grants, middleware, validation; return its JSON result."""
+        spec = self.spec(request.command)
+        self._authorize(spec, request)
+        handler: Callable[[CommandRequest], Any] = self._invoke
+        for middleware in reversed(self.middleware):
+            handler = _wrap(middleware, handler)
+        return handler(request)
+
+    def call(self, name: str, /, **args: Any) -> Any:
+        """Dispatch `name` with keyword arguments as the app itself (no grant applies)."""
+        return self.dispatch(CommandRequest(name, args, Origin.internal()))
+
+    def _authorize(self, spec: CommandSpec, request: CommandRequest) -> None:
+        origin = request.origin
+        if origin.kind == "internal":
+            return
+        if origin.kind == "agent":
+            access = self.agent_access(spec)
+            if access is None:
+                raise ForbiddenError(
+                    f"The command {spec.name!r} is not available to agents.",
+                    hint="Grant its ability with Mcp().allow_abilities([...]) if agents should call it."
+                    if spec.can
+                    else "It has no ability (can=...); commands without one are never tools.",
+                )
+            if access == CONFIRM and not request.confirmed:
+                raise ConfirmationRequiredError(
+                    f"The command {spec.name!r} needs the user's confirmation before an agent may run it.",
+                    hint="The MCP server asks the user; dispatch it with confirmed=True once they agree.",
+                )
+            return
+        if spec.can is not None and not self.frontend_grant.allows(spec.can):
+            raise ForbiddenError(
+                f"The frontend is not granted {spec.can!r}, which {spec.name!r} needs.",
+                hint="Add it with App.allow_abilities([...]).",
+            )
+
+    def _invoke(self, request: CommandRequest) -> Any:
+        spec = self.spec(request.command)
+        try:
+            kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], request.args)
+        except Invalid as invalid:
+            raise ValidationErrors(invalid.errors) from None
+        ctx = Ctx(self, request)
+        if spec.ctx_param is not None:
+            kwargs[spec.ctx_param] = ctx
+        try:
+            value = spec.fn(**kwargs)
+            if spec.is_async or inspect.isawaitable(value):
+                value = _run_coroutine(value)
+        except BaseException:
+            if ctx._db is not None and ctx._db.in_transaction:
+                ctx._db.rollback()
+            raise
+        if ctx._db is not None and ctx._db.in_transaction:
+            ctx._db.commit()
+        try:
+            return to_json(spec.returns, value)
+        except Mismatch as mismatch:
+            raise ResultError(
+                f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
+                hint="Fix the command or its return annotation.",
+            ) from None
+
+
+def _wrap(middleware: Middleware, inner: Callable[[CommandRequest], Any]) -> Callable[[CommandRequest], Any]:
+    return lambda request: middleware(request, inner)
+
+
+def _run_coroutine(coroutine: Any) -> Any:
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(coroutine))
+    raise RuntimeError("app.dispatch() runs async commands on its own loop; call it from a worker thread, not from inside a running event loop")
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _caller_dir() -> Path:
+    """The folder of the module that constructed the App (two frames up)."""
+    frame = sys._getframe(2)
+    filename = frame.f_globals.get("__file__")
+    return Path(filename).resolve().parent if filename else Path.cwd()

@@ -1,0 +1,84 @@
+"""`rata mcp ...`: the app's MCP surface."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from rata.cli.console import console, edge, safe, write_raw
+from rata.cli.options import AppOption
+from rata.codegen.catalog import dump_json
+from rata.errors import ConfigError, DriftError, RataError
+
+app = typer.Typer(help="The app's MCP server: inspect what agents see.", no_args_is_help=True)
+
+EXIT_LINT = 3
+
+
+class LintFailed(RataError):
+    exit_code = EXIT_LINT
+
+
+@app.command("inspect")
+@edge
+def inspect(
+    app_spec: Optional[str] = AppOption,
+    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
+    era: str = typer.Option("modern", "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
+    tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 3 if lint finds errors."),
+    check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
+) -> None:
+    """Show the tools, schemas and resources the app exposes to agents, with lint findings."""
+    from rata.loader import load_app
+    from rata.mcp.inspection import check_surface, inspect_app
+
+    result = inspect_app(load_app(app_spec).app, era)
+    if check is not None:
+        drift = check_surface(result, check)
+        if drift:
+            from rata.cli.inspect_view import render_drift
+
+            render_drift(console(stderr=True), drift)
+            raise DriftError(
+                f"The agent-facing surface drifted from {str(check)!r}.",
+                hint=f"If the change is intended, save it again: rata mcp inspect --json{' --era legacy' if era == 'legacy' else ''} > {check}",
+            )
+        console().print(safe(f"The surface matches {check}.", "ok"))
+    elif as_json:
+        if tool is not None:
+            found = next((t for t in result.surface["tools"] if t["name"] == tool), None)
+            if found is None:
+                raise _unknown_tool(tool, result)
+            write_raw(dump_json(found))
+        else:
+            write_raw(dump_json(result.surface))
+    else:
+        from rata.cli.inspect_view import render_inspection, render_tool
+
+        out = console()
+        if tool is not None:
+            found = next((t for t in result.surface["tools"] if t["name"] == tool), None)
+            if found is None:
+                raise _unknown_tool(tool, result)
+            render_tool(out, result, found)
+        else:
+            render_inspection(out, result)
+    if strict and result.errors:
+        raise LintFailed(f"Lint found {len(result.errors)} error(s).", hint="Fix them, or run without --strict.")
+
+
+def _unknown_tool(name: str, result: object) -> ConfigError:
+    import difflib
+
+    from rata.mcp.inspection import Inspection
+
+    assert isinstance(result, Inspection)
+    names = [t["name"] for t in result.surface["tools"]]
+    hidden = dict(result.hidden)
+    if name in hidden:
+        return ConfigError(f"{name!r} is a command but not a tool: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
+    close = difflib.get_close_matches(name, names, n=1)
+    return ConfigError(f"There is no tool named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Tools: {', '.join(names) or 'none'}.")

@@ -1,0 +1,1 @@
+"""The codegen pass: app -> catalog (tools, schemas, resources), type hints -> JSON Schema, lint."""

@@ -1,0 +1,143 @@
+"""The codegen pass: an app's commands -> its catalog.
+
+The catalog is the one source of truth the agent-facing surfaces are projected from:
+
+- ``tools``: the commands granted to agents, as MCP ``Tool`` objects (2026-07-28 shape);
+- ``resources``: ``app://<command>`` for each granted live command whose arguments all
+  have defaults;
+- ``commands``: every command, tool or not, with its ability and schemas.
+
+Everything in it is cleaned (`rata.codegen.sanitize`) and bounded, sorted by name, and
+serialised with `catalog_json` to the same bytes on every run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rata.app import CONFIRM, App
+from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
+from rata.codegen.schema import object_schema, value_schema
+from rata.command import CommandSpec
+
+RESOURCE_SCHEME = "app://"
+CONFIRM_NOTE = "The user is asked to confirm each call."
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Tools, resources and commands of one app, ready to serialise."""
+
+    app: dict[str, str]
+    tools: list[dict[str, Any]]
+    resources: list[dict[str, Any]]
+    commands: list[dict[str, Any]]
+    grants: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "app": self.app,
+            "grants": self.grants,
+            "tools": self.tools,
+            "resources": self.resources,
+            "commands": self.commands,
+        }
+
+    def tool(self, name: str) -> dict[str, Any] | None:
+        return next((t for t in self.tools if t["name"] == name), None)
+
+    def command(self, name: str) -> dict[str, Any] | None:
+        return next((c for c in self.commands if c["name"] == name), None)
+
+
+def dump_json(value: Any) -> str:
+    """Deterministic JSON text: two-space indent, keys in their built order, UTF-8, final newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def catalog_json(catalog: Catalog) -> str:
+    return dump_json(catalog.to_dict())
+
+
+def build_catalog(app: App) -> Catalog:
+    """Run the codegen pass over every command of `app`."""
+    commands: list[dict[str, Any]] = []
+    tools: list[dict[str, Any]] = []
+    resources: list[dict[str, Any]] = []
+    for name in sorted(app.specs):
+        spec = app.specs[name]
+        input_schema, output_schema = command_schemas(spec)
+        access = app.agent_access(spec)
+        description = clean_text(spec.description)
+        commands.append(
+            {
+                "name": spec.name,
+                "description": description,
+                "ability": spec.can,
+                "live": spec.live,
+                "readOnly": spec.read_only,
+                "agent": access,
+                "inputSchema": input_schema,
+                "outputSchema": output_schema,
+            }
+        )
+        if access is None:
+            continue
+        tools.append(_tool(spec, description, input_schema, output_schema, access))
+        if spec.live and not spec.has_required_params:
+            resources.append(
+                {
+                    "uri": f"{RESOURCE_SCHEME}{spec.name}",
+                    "name": spec.name,
+                    "description": description,
+                    "mimeType": "application/json",
+                }
+            )
+    mcp = app.mcp_config
+    grants = {
+        "frontend": app.frontend_grant.texts(),
+        "agent": mcp.grant.texts() if mcp else [],
+        "confirm": mcp.confirm_grant.texts() if mcp else [],
+    }
+    info = {"name": app.name, "identifier": app.identifier, "version": app.version}
+    return Catalog(info, tools, resources, commands, grants)
+
+
+def command_schemas(spec: CommandSpec) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The cleaned, bounded input schema and output schema (None when it returns nothing)."""
+    fields = [(p.name, p.node, p.required, p.default, clean_text(p.description)) for p in spec.params]
+    input_schema = clean_schema(object_schema(fields))
+    check_bounds(input_schema, f"command {spec.name!r}, input schema")
+    if spec.returns_nothing:
+        return input_schema, None
+    output_schema = clean_schema(value_schema(spec.returns))
+    check_bounds(output_schema, f"command {spec.name!r}, output schema")
+    return input_schema, output_schema
+
+
+def _tool(spec: CommandSpec, description: str, input_schema: dict[str, Any], output_schema: dict[str, Any] | None, access: str) -> dict[str, Any]:
+    if access == CONFIRM:
+        description = f"{description}\n\n{CONFIRM_NOTE}" if description else CONFIRM_NOTE
+    tool: dict[str, Any] = {"name": spec.name}
+    if description:
+        tool["description"] = description
+    tool["inputSchema"] = input_schema
+    if output_schema is not None:
+        tool["outputSchema"] = output_schema
+    tool["annotations"] = tool_annotations(spec, access)
+    return tool
+
+
+def tool_annotations(spec: CommandSpec, access: str) -> dict[str, bool]:
+    """MCP hints: read-only for live and read-only commands, destructive for confirmed ones.
+
+    Every tool acts on the app's own data, so none is open-world. A plain write is left
+    with the protocol's default (destructive) rather than a claim rata cannot back.
+    """
+    if spec.read_only and access != CONFIRM:
+        return {"readOnlyHint": True, "openWorldHint": False}
+    if access == CONFIRM:
+        return {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
+    return {"readOnlyHint": False, "openWorldHint": False}

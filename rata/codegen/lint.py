@@ -1,0 +1,201 @@
+"""Lint the agent-facing surface for what real MCP clients trip over.
+
+Each finding has a rule id, a severity (``error``, ``warning``, ``info``), the tool it is
+about, a JSON path into that tool, a message and a fix. Rules:
+
+=========================  ========  ===================================================
+``name-too-long``          error     ``mcp__<server>__<tool>`` over 64 characters (Claude
+                                     Code, Codex) or server + tool over 60 (Cursor)
+``name-collision``         error     two tools that clients rename to the same name
+                                     (lowercased, anything but ``[a-z0-9_]`` -> ``_``)
+``too-many-tools``         error     more than 128 tools (VS Code's limit); warning above
+                                     100 (Windsurf's)
+``description-missing``    warning   a tool without a description
+``description-too-long``   warning   a description over 1,024 characters
+``param-description``      info      a parameter without a description
+``schema-untyped``         warning   a schema that allows any value (no type, enum, ...)
+``schema-boolean``         warning   ``true``/``false`` used as a schema
+``schema-type-array``      warning   ``"type": [...]``; several clients want one type
+``schema-remote-ref``      error     a ``$ref`` that is not local (``#...``)
+``grant-unmatched``        warning   a granted ability pattern that matches no command
+=========================  ========  ===================================================
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rata.abilities import AbilityPattern
+from rata.codegen.catalog import Catalog
+
+CLAUDE_CODE_LIMIT = 64
+CURSOR_LIMIT = 60
+VSCODE_TOOL_LIMIT = 128
+WINDSURF_TOOL_LIMIT = 100
+DESCRIPTION_LIMIT = 1024
+SEVERITIES = ("error", "warning", "info")
+
+_TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"}
+_SUBSCHEMA_MAPS = ("properties", "$defs", "patternProperties", "dependentSchemas")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    tool: str | None
+    path: str
+    message: str
+    fix: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def client_name(name: str) -> str:
+    """How clients that sanitise tool names rewrite them."""
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())
+
+
+def lint(catalog: Catalog, server: str | None = None) -> list[Finding]:
+    """Every finding for the catalog's tools; `server` is the key clients register it under."""
+    server = server or catalog.app["name"]
+    findings: list[Finding] = []
+    findings += _names(catalog, server)
+    findings += _counts(catalog)
+    for tool in catalog.tools:
+        findings += _descriptions(tool)
+        findings += _schemas(tool)
+    findings += _grants(catalog)
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(findings, key=lambda f: (order[f.severity], f.tool or "", f.rule, f.path))
+
+
+def _names(catalog: Catalog, server: str) -> list[Finding]:
+    out: list[Finding] = []
+    seen: dict[str, str] = {}
+    for tool in catalog.tools:
+        name = tool["name"]
+        prefixed = f"mcp__{client_name(server)}__{client_name(name)}"
+        if len(prefixed) > CLAUDE_CODE_LIMIT:
+            out.append(
+                Finding(
+                    "name-too-long", "error", name, "/name",
+                    f"Claude Code and Codex call it {prefixed!r} ({len(prefixed)} characters, limit {CLAUDE_CODE_LIMIT}).",
+                    f"Shorten the command name to at most {CLAUDE_CODE_LIMIT - len(prefixed) + len(name)} characters (@command(name=...)), or the server name.",
+                )
+            )
+        elif len(server) + len(name) > CURSOR_LIMIT:
+            out.append(
+                Finding(
+                    "name-too-long", "error", name, "/name",
+                    f"Cursor limits server + tool name to {CURSOR_LIMIT} characters; {server!r} + {name!r} is {len(server) + len(name)}.",
+                    f"Shorten the command name to at most {CURSOR_LIMIT - len(server)} characters (@command(name=...)).",
+                )
+            )
+        renamed = client_name(name)
+        if renamed in seen:
+            out.append(
+                Finding(
+                    "name-collision", "error", name, "/name",
+                    f"Clients that rewrite tool names turn both {seen[renamed]!r} and {name!r} into {renamed!r}.",
+                    "Rename one so they differ in lowercase letters, digits or underscores.",
+                )
+            )
+        else:
+            seen[renamed] = name
+    return out
+
+
+def _counts(catalog: Catalog) -> list[Finding]:
+    n = len(catalog.tools)
+    if n > VSCODE_TOOL_LIMIT:
+        return [Finding("too-many-tools", "error", None, "/tools", f"{n} tools; VS Code accepts at most {VSCODE_TOOL_LIMIT}.", "Grant agents fewer abilities.")]
+    if n > WINDSURF_TOOL_LIMIT:
+        return [Finding("too-many-tools", "warning", None, "/tools", f"{n} tools; Windsurf accepts at most {WINDSURF_TOOL_LIMIT}.", "Grant agents fewer abilities.")]
+    return []
+
+
+def _descriptions(tool: dict[str, Any]) -> list[Finding]:
+    name = tool["name"]
+    out: list[Finding] = []
+    description = tool.get("description", "")
+    if not description:
+        out.append(Finding("description-missing", "warning", name, "/description", "The tool has no description, so the model must guess what it does.", "Give the command a docstring."))
+    elif len(description) > DESCRIPTION_LIMIT:
+        out.append(
+            Finding(
+                "description-too-long", "warning", name, "/description",
+                f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.",
+                "Keep the docstring's summary and body short; move detail to the Args section.",
+            )
+        )
+    for prop, schema in tool["inputSchema"].get("properties", {}).items():
+        if isinstance(schema, dict) and not schema.get("description"):
+            out.append(
+                Finding(
+                    "param-description", "info", name, f"/inputSchema/properties/{prop}",
+                    f"The parameter {prop!r} has no description.",
+                    f"Describe it in the docstring's Args section ({prop}: ...).",
+                )
+            )
+    return out
+
+
+def _schemas(tool: dict[str, Any]) -> list[Finding]:
+    out: list[Finding] = []
+    for key in ("inputSchema", "outputSchema"):
+        if key in tool:
+            _walk(tool["name"], tool[key], f"/{key}", out)
+    return out
+
+
+def _walk(name: str, schema: Any, path: str, out: list[Finding]) -> None:
+    if isinstance(schema, bool):
+        out.append(Finding("schema-boolean", "warning", name, path, f"The schema is the boolean {str(schema).lower()}.", "Use an object schema; some clients reject boolean schemas."))
+        return
+    if not isinstance(schema, dict):
+        return
+    if not _TYPED_KEYS & set(schema):
+        out.append(Finding("schema-untyped", "warning", name, path, "This schema accepts any value, which tells the model nothing.", "Give the value a concrete type instead of rata.JsonValue."))
+    if isinstance(schema.get("type"), list):
+        out.append(Finding("schema-type-array", "warning", name, f"{path}/type", f"'type' is a list {schema['type']}.", "Use anyOf with one type each; some clients accept only a single type."))
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and not ref.startswith("#"):
+        out.append(Finding("schema-remote-ref", "error", name, f"{path}/$ref", f"The $ref {ref!r} points outside the schema; clients must not fetch it.", "Inline the referenced schema."))
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            for child, sub in schema[key].items():
+                _walk(name, sub, f"{path}/{key}/{child}", out)
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(schema.get(key), list):
+            for i, sub in enumerate(schema[key]):
+                _walk(name, sub, f"{path}/{key}/{i}", out)
+    for key in _SUBSCHEMA_ONE:
+        if key in schema and (isinstance(schema[key], dict) or (isinstance(schema[key], bool) and key != "additionalProperties")):
+            _walk(name, schema[key], f"{path}/{key}", out)
+
+
+def _grants(catalog: Catalog) -> list[Finding]:
+    abilities = [c["ability"] for c in catalog.commands if c["ability"]]
+    out: list[Finding] = []
+    for kind in ("agent", "confirm"):
+        for text in catalog.grants.get(kind, []):
+            pattern = AbilityPattern.parse(text)
+            if not any(pattern.matches(a) for a in abilities):
+                out.append(
+                    Finding(
+                        "grant-unmatched", "warning", None, f"/grants/{kind}",
+                        f"The agent grant {text!r} matches no command's ability.",
+                        "Fix the spelling, or remove it from Mcp().allow_abilities / .confirm.",
+                    )
+                )
+    return out
+
+
+def count_by_severity(findings: list[Finding]) -> dict[str, int]:
+    return {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}

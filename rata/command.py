@@ -1,0 +1,194 @@
+"""`@command` and the spec rata reads from a command function.
+
+    @command(can="customers.create")
+    def customers_store(ctx: Ctx, name: str, email: str) -> Customer:
+        '''Add a customer.
+
+        Args:
+            name: Full name.
+            email: Email address; must be unique.
+        '''
+
+The decorator only records its options; the function stays a plain function. The app reads
+each command once, when it is registered (`inspect_command`), into a `CommandSpec`: its
+name, ability, description, parameters and result as type nodes. A signature rata cannot
+turn into a tool fails there, with a `CodegenError` naming the command and parameter.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from rata.abilities import validate_ability
+from rata.docstrings import parse_docstring
+from rata.errors import CodegenError
+from rata.typemodel import Analyzer, Node, Scalar, resolve_hints
+
+F = TypeVar("F", bound=Callable[..., Any])
+NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_ATTR = "__rata_command__"
+
+
+@dataclass(frozen=True)
+class CommandOptions:
+    """What `@command(...)` was given."""
+
+    can: str | None = None
+    live: bool = False
+    read_only: bool = False
+    name: str | None = None
+
+
+@overload
+def command(fn: F, /) -> F: ...
+@overload
+def command(*, can: str | None = None, live: bool = False, read_only: bool = False, name: str | None = None) -> Callable[[F], F]: ...
+
+
+def command(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    can: str | None = None,
+    live: bool = False,
+    read_only: bool = False,
+    name: str | None = None,
+) -> Any:
+    """Mark a function as a rata command.
+
+    Args:
+        can: The ability that gates it, e.g. ``"customers.create"``. Without one the command is
+            never a tool, whatever the agent grant says.
+        live: A query whose result the frontend keeps fresh; live commands are read-only.
+        read_only: The command changes nothing (live implies it); agents see ``readOnlyHint``.
+        name: The command's name, if not the function's.
+    """
+    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name)
+
+    def mark(function: F) -> F:
+        if not callable(function):
+            raise CodegenError(f"@command was applied to {function!r}, which is not a function.")
+        setattr(function, _ATTR, options)
+        return function
+
+    return mark(fn) if fn is not None else mark
+
+
+def command_options(fn: Any) -> CommandOptions | None:
+    """The options `@command` recorded on `fn`, or None if it is not a command."""
+    return getattr(fn, _ATTR, None)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a command, as the schema and dispatch see it."""
+
+    name: str
+    node: Node
+    required: bool
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """Everything rata knows about one command."""
+
+    name: str
+    fn: Callable[..., Any]
+    can: str | None
+    live: bool
+    read_only: bool
+    description: str
+    params: tuple[ParamSpec, ...]
+    returns: Node
+    ctx_param: str | None
+    is_async: bool
+
+    @property
+    def returns_nothing(self) -> bool:
+        return isinstance(self.returns, Scalar) and self.returns.kind == "null"
+
+    @property
+    def has_required_params(self) -> bool:
+        return any(p.required for p in self.params)
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.fn.__module__}.{self.fn.__qualname__}"
+
+
+def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) -> CommandSpec:
+    """Read a decorated function into a `CommandSpec`, or raise `CodegenError`."""
+    options = command_options(fn)
+    label = getattr(fn, "__qualname__", repr(fn))
+    if options is None:
+        raise CodegenError(
+            f"{label} is not a rata command.",
+            hint="Decorate it with @rata.command (add can=... to make it reachable by agents).",
+        )
+    name = options.name or fn.__name__
+    where = f"command {name!r}"
+    if not NAME.match(name):
+        raise CodegenError(
+            f"{where}: the name is not a valid tool name.",
+            hint="Use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.",
+        )
+    can = validate_ability(options.can, where) if options.can is not None else None
+    hints = resolve_hints(fn, where)
+    doc = parse_docstring(inspect.getdoc(fn))
+    signature = inspect.signature(fn)
+    params: list[ParamSpec] = []
+    ctx_param: str | None = None
+    for param in signature.parameters.values():
+        pwhere = f"{where}, parameter {param.name!r}"
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            star = "*" if param.kind is param.VAR_POSITIONAL else "**"
+            raise CodegenError(
+                f"{pwhere}: {star}{param.name} cannot be a tool argument.",
+                hint="Name each argument, with its type, so the schema can list it.",
+            )
+        if param.kind is param.POSITIONAL_ONLY:
+            raise CodegenError(
+                f"{pwhere}: positional-only parameters cannot be passed by name.",
+                hint="Remove the '/' from the signature.",
+            )
+        hint = hints.get(param.name, inspect.Parameter.empty)
+        if hint is ctx_type:
+            ctx_param = param.name
+            continue
+        if hint is inspect.Parameter.empty:
+            raise CodegenError(f"{pwhere}: the parameter has no type hint.", hint=f"Annotate it, e.g. `{param.name}: str`.")
+        node = analyzer.analyze(hint, pwhere)
+        required = param.default is inspect.Parameter.empty
+        params.append(
+            ParamSpec(
+                name=param.name,
+                node=node,
+                required=required,
+                default=None if required else param.default,
+                description=doc.params.get(param.name, ""),
+            )
+        )
+    if "return" not in hints:
+        raise CodegenError(
+            f"{where}: the function has no return type.",
+            hint="Annotate it (`-> None` if it returns nothing) so agents know what comes back.",
+        )
+    returns = analyzer.analyze(hints["return"], f"{where}, return type")
+    return CommandSpec(
+        name=name,
+        fn=fn,
+        can=can,
+        live=options.live,
+        read_only=options.read_only,
+        description=doc.description,
+        params=tuple(params),
+        returns=returns,
+        ctx_param=ctx_param,
+        is_async=inspect.iscoroutinefunction(fn),
+    )

@@ -1,0 +1,40 @@
+"""`Ctx`: what a command gets besides its arguments.
+
+Declare a parameter typed `Ctx` and dispatch passes it in; it is never part of the schema.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rata.app import App
+    from rata.dispatch import CommandRequest, Origin
+
+
+class Ctx:
+    """The app, the request being served, and the app's database."""
+
+    def __init__(self, app: App, request: CommandRequest) -> None:
+        self.app = app
+        self.request = request
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def origin(self) -> Origin:
+        """Who called: the frontend, an agent (with its client name) or the app itself."""
+        return self.request.origin
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The app's SQLite database; the command runs in one transaction, committed when it returns."""
+        if self._db is None:
+            self._db = self.app.database()
+        return self._db
+
+    @property
+    def log(self) -> logging.Logger:
+        """The app's logger (JSON lines in the app folder's logs/)."""
+        return logging.getLogger(self.app.name)

@@ -1,0 +1,67 @@
+"""Typed errors. Library code raises these; the CLI shows them once, at the edge.
+
+Every error carries a message that names the problem and, where there is one, a hint
+that says how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class RataError(Exception):
+    """Base of every error rata raises on purpose."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n{self.hint}"
+
+
+class ConfigError(RataError):
+    """A project or command-line setting is missing or wrong."""
+
+
+class AppLoadError(RataError):
+    """The app could not be found, imported, or is not a `rata.App`."""
+
+
+class CodegenError(RataError):
+    """A command's signature or types cannot be expressed as a JSON Schema tool."""
+
+
+class SchemaBoundsError(CodegenError):
+    """A generated schema is deeper or larger than an agent should be shown."""
+
+
+class MigrationError(RataError):
+    """A migration file is malformed or failed to apply."""
+
+
+class DispatchError(RataError):
+    """A command request could not be dispatched (unknown command, refused, bad result)."""
+
+
+class UnknownCommandError(DispatchError):
+    """No command of that name is registered."""
+
+
+class ForbiddenError(DispatchError):
+    """The request's origin is not granted the command's ability."""
+
+
+class ConfirmationRequiredError(DispatchError):
+    """An agent called a command that is granted only with confirmation, unconfirmed."""
+
+
+class ResultError(DispatchError):
+    """A command returned a value that does not match its declared return type."""
+
+
+class DriftError(RataError):
+    """A saved surface or catalog no longer matches the app."""
+
+    exit_code = 4

@@ -1,0 +1,1 @@
+"""MCP: the agent-facing surface of an app (tools/list, resources/list), per protocol era."""

@@ -1,0 +1,60 @@
+"""`rata mcp inspect` as a library call: the surface an app shows agents, its lint, its drift.
+
+    result = inspect_app(load_app("examples/crm").app, era="modern")
+    result.surface          # {"tools": [...], "resources": [...]}, as tools/list and resources/list return them
+    result.findings         # lint findings
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rata.app import App
+from rata.codegen.catalog import Catalog, build_catalog
+from rata.codegen.drift import Drift, compare, read_json_file
+from rata.codegen.lint import Finding, lint
+from rata.errors import ConfigError
+from rata.mcp.surface import ERAS, surface
+
+
+@dataclass(frozen=True)
+class Inspection:
+    catalog: Catalog
+    era: str
+    surface: dict[str, Any]
+    findings: list[Finding]
+
+    @property
+    def hidden(self) -> list[tuple[str, str]]:
+        """Commands that are not tools, each with the reason."""
+        out = []
+        for command in self.catalog.commands:
+            if command["agent"] is None:
+                reason = "no ability (can=...)" if not command["ability"] else f"{command['ability']} is not granted to agents"
+                out.append((command["name"], reason))
+        return out
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def inspect_app(app: App, era: str = "modern") -> Inspection:
+    """Build the catalog, project it for `era` (``modern`` or ``legacy``), and lint it."""
+    if era not in ERAS:
+        raise ConfigError(f"Unknown era {era!r}.", hint="Use --era modern (2026-07-28) or --era legacy (2025-11-25).")
+    catalog = build_catalog(app)
+    return Inspection(catalog, era, surface(catalog, era), lint(catalog))
+
+
+def check_surface(inspection: Inspection, saved: Path) -> Drift:
+    """Compare the current surface with one saved by ``rata mcp inspect --json``."""
+    expected = read_json_file(saved, "surface", f"rata mcp inspect --json > {saved}")
+    if not isinstance(expected, dict) or "tools" not in expected:
+        raise ConfigError(
+            f"{str(saved)!r} is not a saved surface (no \"tools\" key).",
+            hint=f"Save one with: rata mcp inspect --json > {saved}",
+        )
+    return compare(expected, inspection.surface, saved_name=str(saved), current_name="current app")

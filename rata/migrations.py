@@ -1,0 +1,179 @@
+"""Migrations: numbered ``.sql`` files in the app package, applied in order.
+
+    migrations/0001_create_customers.sql
+    migrations/0002_add_customer_notes.sql
+
+Each pending file runs in one transaction together with its row in ``rata_migrations``
+(version, name, SHA-256 of its text, time applied), so a failing file leaves nothing behind.
+A file changed after it was applied is reported as ``changed`` and never run again; write a
+new migration instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from rata.errors import MigrationError
+
+FILE_NAME = re.compile(r"^(\d+)_([A-Za-z0-9_]+)\.sql$")
+TABLE = "rata_migrations"
+_CREATE = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+)"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+    checksum: str
+
+    @property
+    def filename(self) -> str:
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class MigrationStatus:
+    """One migration and where it stands: applied, pending, changed, or missing (applied, file gone)."""
+
+    version: int
+    name: str
+    state: str
+    applied_at: str | None = None
+
+
+@dataclass(frozen=True)
+class MigrateReport:
+    applied: list[Migration]
+    statuses: list[MigrationStatus]
+
+    @property
+    def changed(self) -> list[MigrationStatus]:
+        return [s for s in self.statuses if s.state == "changed"]
+
+    @property
+    def missing(self) -> list[MigrationStatus]:
+        return [s for s in self.statuses if s.state == "missing"]
+
+
+def checksum(text: str) -> str:
+    """SHA-256 of the file's text with line endings made uniform (a CRLF checkout is not a change)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def discover(directory: Path) -> list[Migration]:
+    """The migration files in `directory`, in order; malformed names and duplicates are errors."""
+    if not directory.is_dir():
+        return []
+    found: dict[int, Migration] = {}
+    for path in sorted(directory.iterdir()):
+        if path.suffix != ".sql":
+            continue
+        match = FILE_NAME.match(path.name)
+        if not match:
+            raise MigrationError(
+                f"The migration file {path.name!r} is not named NUMBER_name.sql.",
+                hint="Rename it like 0003_add_customer_notes.sql (digits, underscore, letters/digits/underscores).",
+            )
+        version = int(match.group(1))
+        if version in found:
+            raise MigrationError(
+                f"Two migrations share the number {version}: {found[version].filename!r} and {path.name!r}.",
+                hint="Give one of them the next free number.",
+            )
+        text = path.read_text(encoding="utf-8")
+        found[version] = Migration(version, match.group(2), path, checksum(text))
+    return [found[v] for v in sorted(found)]
+
+
+def _applied(conn: sqlite3.Connection) -> dict[int, tuple[str, str, str]]:
+    conn.execute(_CREATE)
+    rows = conn.execute(f"SELECT version, name, checksum, applied_at FROM {TABLE}").fetchall()
+    return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+
+def status(conn: sqlite3.Connection, directory: Path) -> list[MigrationStatus]:
+    """Every migration, on disk or recorded, and its state, by version."""
+    files = {m.version: m for m in discover(directory)}
+    applied = _applied(conn)
+    out: list[MigrationStatus] = []
+    for version in sorted(set(files) | set(applied)):
+        if version not in applied:
+            out.append(MigrationStatus(version, files[version].name, "pending"))
+        elif version not in files:
+            name, _, at = applied[version]
+            out.append(MigrationStatus(version, name, "missing", at))
+        else:
+            name, recorded, at = applied[version]
+            state = "applied" if recorded == files[version].checksum else "changed"
+            out.append(MigrationStatus(version, files[version].name, state, at))
+    return out
+
+
+def migrate(conn: sqlite3.Connection, directory: Path) -> MigrateReport:
+    """Apply every pending migration in order, each in its own transaction."""
+    migrations = discover(directory)
+    applied = _applied(conn)
+    done: list[Migration] = []
+    for migration in migrations:
+        if migration.version in applied:
+            continue
+        _apply(conn, migration)
+        done.append(migration)
+    return MigrateReport(done, status(conn, directory))
+
+
+def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
+    text = migration.path.read_text(encoding="utf-8")
+    previous = conn.isolation_level
+    conn.isolation_level = None  # we say where the transaction starts and ends
+    try:
+        conn.execute("BEGIN")
+        try:
+            _run_script(conn, text)
+            conn.execute(
+                f"INSERT INTO {TABLE} (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                (migration.version, migration.name, migration.checksum, _now()),
+            )
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise MigrationError(
+                f"Migration {migration.filename!r} failed: {error}. Nothing of it was applied.",
+                hint="Fix the SQL and run the migration again; migrations run inside a transaction, so leave out BEGIN and COMMIT.",
+            ) from None
+    finally:
+        conn.isolation_level = previous
+
+
+def _run_script(conn: sqlite3.Connection, text: str) -> None:
+    """Run each statement of `text` inside the open transaction (executescript would commit first)."""
+    statement = ""
+    for piece in text.split(";"):
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            if not _only_comments(statement[:-1]):
+                conn.execute(statement)
+            statement = ""
+    rest = statement[:-1]
+    if not _only_comments(rest):
+        conn.execute(rest)
+
+
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in text.splitlines())
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

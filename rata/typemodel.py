@@ -1,0 +1,455 @@
+"""Type hints, read once into a small tree of nodes.
+
+Everything rata does with a command's types walks this tree: the codegen pass turns it into
+JSON Schema (`rata.codegen.schema`), dispatch turns JSON arguments into Python values and
+results back into JSON (`rata.convert`). One reading of the hints, two projections, so the
+schema an agent sees and the checks a call goes through cannot disagree.
+
+    analyze(list[Customer], where="command 'customers_index', return type")
+
+A hint rata cannot express raises `CodegenError` naming where it was found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import pathlib
+import sys
+import types
+import typing
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from rata.docstrings import parse_docstring
+from rata.errors import CodegenError
+
+_MISSING = dataclasses.MISSING
+
+
+@dataclass(frozen=True)
+class Field:
+    """A description and constraints for a value, used inside `Annotated[...]`.
+
+        def customers_index(ctx: Ctx, limit: Annotated[int, Field("Rows to return", ge=1, le=500)] = 50): ...
+
+    A plain string in `Annotated[T, "..."]` is a description too.
+    """
+
+    description: str | None = None
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    multiple_of: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    examples: tuple[Any, ...] | None = None
+
+    def merged(self, other: Field) -> Field:
+        """This field with every value `other` sets laid over it."""
+        values = {f.name: getattr(other, f.name) for f in dataclasses.fields(other) if getattr(other, f.name) is not None}
+        return dataclasses.replace(self, **values)
+
+
+class AllowAny:
+    """Marker: this value may be any JSON value. Use `rata.JsonValue` rather than this directly."""
+
+    def __repr__(self) -> str:
+        return "AllowAny()"
+
+
+JsonValue = typing.Annotated[Any, AllowAny()]
+"""Any JSON value, accepted as is. `Any` alone is refused, so that untyped tools are a choice."""
+
+
+# --- nodes -----------------------------------------------------------------------------------
+
+
+class Node:
+    """A type, as rata understands it."""
+
+    __slots__ = ()
+
+
+@dataclass(eq=False)
+class Scalar(Node):
+    """`str`, `int`, `float`, `bool` or `None`: kind is the JSON Schema type."""
+
+    kind: str
+
+
+@dataclass(eq=False)
+class Special(Node):
+    """A value carried as a JSON string: datetime, date, time, uuid, decimal, path, bytes."""
+
+    kind: str
+
+
+@dataclass(eq=False)
+class LiteralNode(Node):
+    values: tuple[Any, ...]
+
+
+@dataclass(eq=False)
+class EnumNode(Node):
+    cls: type[enum.Enum]
+
+    @property
+    def values(self) -> list[Any]:
+        return [member.value for member in self.cls]
+
+
+@dataclass(eq=False)
+class ListNode(Node):
+    """`list[T]`, `set[T]`, `frozenset[T]`, `tuple[T, ...]`, `Sequence[T]`."""
+
+    item: Node
+    container: type = list
+
+    @property
+    def unique(self) -> bool:
+        return self.container in (set, frozenset)
+
+
+@dataclass(eq=False)
+class TupleNode(Node):
+    """A fixed-length tuple: `tuple[int, str]`."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(eq=False)
+class DictNode(Node):
+    """`dict[str, T]`: an object with any keys."""
+
+    value: Node
+
+
+@dataclass(eq=False)
+class FieldNode:
+    name: str
+    node: Node
+    required: bool
+    default: Any = _MISSING
+    description: str = ""
+
+
+@dataclass(eq=False)
+class ObjectNode(Node):
+    """A dataclass, TypedDict or NamedTuple: an object with known fields."""
+
+    cls: type
+    kind: str  # "dataclass" | "typeddict" | "namedtuple"
+    fields: list[FieldNode] = dataclasses.field(default_factory=list)
+    description: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.cls.__name__
+
+
+@dataclass(eq=False)
+class UnionNode(Node):
+    options: tuple[Node, ...]
+
+
+@dataclass(eq=False)
+class AnyNode(Node):
+    """Any JSON value; only through the explicit `rata.JsonValue` opt-in."""
+
+
+@dataclass(eq=False)
+class AnnotatedNode(Node):
+    """A node with a description and constraints laid over it."""
+
+    inner: Node
+    field: Field
+
+
+_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", None: "null"}
+_SPECIALS: dict[Any, str] = {
+    dt.datetime: "datetime",
+    dt.date: "date",
+    dt.time: "time",
+    uuid.UUID: "uuid",
+    decimal.Decimal: "decimal",
+    pathlib.Path: "path",
+    pathlib.PurePath: "path",
+    bytes: "bytes",
+}
+_NONE_TYPE = type(None)
+
+
+def _sequence_origins() -> dict[Any, type]:
+    import collections.abc as abc
+
+    return {
+        list: list,
+        set: set,
+        frozenset: frozenset,
+        abc.Sequence: list,
+        abc.MutableSequence: list,
+        abc.Set: frozenset,
+        abc.MutableSet: set,
+        abc.Collection: list,
+        abc.Iterable: list,
+    }
+
+
+_SEQUENCES = _sequence_origins()
+
+
+class Analyzer:
+    """Reads hints into nodes; one per app, so shared classes are read once."""
+
+    def __init__(self) -> None:
+        self._objects: dict[type, ObjectNode] = {}
+
+    def analyze(self, hint: Any, where: str) -> Node:
+        """The node for `hint`; `where` names its place for error messages."""
+        return self._node(hint, where)
+
+    # --- dispatch over the kinds of hint ---
+
+    def _node(self, hint: Any, where: str) -> Node:
+        if isinstance(hint, str) or isinstance(hint, typing.ForwardRef):
+            ref = hint if isinstance(hint, str) else hint.__forward_arg__
+            raise CodegenError(
+                f"{where}: the type {ref!r} could not be resolved.",
+                hint="Import or define it in the module the command lives in, before the app is built.",
+            )
+        if hint in _SCALARS:
+            return Scalar(_SCALARS[hint])
+        if hint in _SPECIALS:
+            return Special(_SPECIALS[hint])
+        if hint is Any or hint is object:
+            raise CodegenError(
+                f"{where}: the type {_type_name(hint)} says nothing an agent can use.",
+                hint="Give a concrete type, or use rata.JsonValue to accept any JSON value on purpose.",
+            )
+        supertype = getattr(hint, "__supertype__", None)
+        if supertype is not None and callable(hint):  # NewType
+            return self._node(supertype, where)
+        origin = typing.get_origin(hint)
+        args = typing.get_args(hint)
+        if origin is typing.Annotated:
+            return self._annotated(args[0], args[1:], where)
+        if origin in (typing.Required, typing.NotRequired):
+            return self._node(args[0], where)
+        if origin is typing.Literal:
+            return self._literal(args, where)
+        if origin is typing.Union or origin is types.UnionType:
+            return self._union(args, where)
+        if origin is tuple:
+            return self._tuple(args, where)
+        if origin in _SEQUENCES or hint in _SEQUENCES:
+            return self._sequence(hint, origin, args, where)
+        if origin is dict or hint is dict or _is_mapping_origin(origin):
+            return self._dict(args, where)
+        if isinstance(hint, type):
+            return self._class(hint, where)
+        if isinstance(hint, typing.TypeVar):
+            raise CodegenError(f"{where}: the type variable {hint} is not a concrete type.", hint="Use the concrete type.")
+        raise CodegenError(
+            f"{where}: the type {_type_name(hint)} cannot be expressed as JSON Schema.",
+            hint="Use str, int, float, bool, a dataclass, TypedDict, Enum, Literal, list, dict[str, T] or a union of them.",
+        )
+
+    def _annotated(self, base: Any, extras: tuple[Any, ...], where: str) -> Node:
+        meta = Field()
+        allow_any = False
+        for extra in extras:
+            if isinstance(extra, AllowAny):
+                allow_any = True
+            elif isinstance(extra, str):
+                meta = meta.merged(Field(description=extra))
+            elif isinstance(extra, Field):
+                meta = meta.merged(extra)
+            else:
+                meta = meta.merged(_foreign_constraint(extra))
+        if allow_any and (base is Any or base is object):
+            inner: Node = AnyNode()
+        else:
+            inner = self._node(base, where)
+        return inner if meta == Field() else AnnotatedNode(inner, meta)
+
+    def _literal(self, values: tuple[Any, ...], where: str) -> Node:
+        flat: list[Any] = []
+        for value in values:
+            if isinstance(value, enum.Enum):
+                value = value.value
+            if value is not None and not isinstance(value, (str, int, float, bool)):
+                raise CodegenError(f"{where}: Literal value {value!r} is not a JSON scalar.", hint="Use str, int, float, bool or None values.")
+            flat.append(value)
+        return LiteralNode(tuple(flat))
+
+    def _union(self, args: tuple[Any, ...], where: str) -> Node:
+        options = tuple(self._node(arg, where) for arg in args)
+        return options[0] if len(options) == 1 else UnionNode(options)
+
+    def _tuple(self, args: tuple[Any, ...], where: str) -> Node:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return ListNode(self._node(args[0], where), tuple)
+        if not args or args == ((),):
+            raise CodegenError(f"{where}: an empty or bare tuple has no item types.", hint="Write tuple[T, ...] or tuple[A, B].")
+        return TupleNode(tuple(self._node(arg, where) for arg in args))
+
+    def _sequence(self, hint: Any, origin: Any, args: tuple[Any, ...], where: str) -> Node:
+        if not args:
+            raise CodegenError(f"{where}: {_type_name(hint)} needs an item type.", hint=f"Write {_type_name(hint)}[T], e.g. list[str].")
+        container = _SEQUENCES[origin if origin is not None else hint]
+        return ListNode(self._node(args[0], where), container)
+
+    def _dict(self, args: tuple[Any, ...], where: str) -> Node:
+        if len(args) != 2:
+            raise CodegenError(f"{where}: a dict needs key and value types.", hint="Write dict[str, T].")
+        key, value = args
+        if key is not str and not _is_str_like(key):
+            raise CodegenError(
+                f"{where}: dict keys of type {_type_name(key)} cannot be JSON object keys.",
+                hint="JSON object keys are strings: use dict[str, T].",
+            )
+        return DictNode(self._node(value, where))
+
+    def _class(self, cls: type, where: str) -> Node:
+        if issubclass(cls, enum.Enum):
+            for member in cls:
+                if not isinstance(member.value, (str, int, float)) or isinstance(member.value, bool):
+                    raise CodegenError(
+                        f"{where}: enum {cls.__name__}.{member.name} has the value {member.value!r}, which is not a JSON string or number.",
+                        hint="Give the enum str or int values.",
+                    )
+            return EnumNode(cls)
+        if cls in self._objects:
+            return self._objects[cls]
+        if dataclasses.is_dataclass(cls):
+            return self._object(cls, "dataclass", where)
+        if _is_typeddict(cls):
+            return self._object(cls, "typeddict", where)
+        if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+            return self._object(cls, "namedtuple", where)
+        raise CodegenError(
+            f"{where}: rata does not know how to turn the class {cls.__module__}.{cls.__qualname__} into JSON.",
+            hint="Make it a dataclass, TypedDict, NamedTuple or Enum.",
+        )
+
+    def _object(self, cls: type, kind: str, where: str) -> ObjectNode:
+        doc = parse_docstring(_own_doc(cls))
+        node = ObjectNode(cls, kind, description=doc.description)
+        self._objects[cls] = node  # before the fields, so a recursive type finds itself
+        hints = _resolve_hints(cls, f"{where}: {cls.__name__}")
+        field_where = f"{where} ({cls.__name__}.{{}})"
+        try:
+            if kind == "dataclass":
+                for f in dataclasses.fields(cls):
+                    if not f.init:
+                        continue
+                    default = f.default if f.default is not _MISSING else _MISSING
+                    required = f.default is _MISSING and f.default_factory is _MISSING
+                    description = f.metadata.get("description", "") or doc.params.get(f.name, "")
+                    node.fields.append(
+                        FieldNode(f.name, self._node(hints[f.name], field_where.format(f.name)), required, default, description)
+                    )
+            elif kind == "typeddict":
+                required_keys = getattr(cls, "__required_keys__", frozenset(hints))
+                for name, hint in hints.items():
+                    node.fields.append(
+                        FieldNode(name, self._node(hint, field_where.format(name)), name in required_keys, _MISSING, doc.params.get(name, ""))
+                    )
+            else:
+                defaults = getattr(cls, "_field_defaults", {})
+                for name in cls._fields:  # type: ignore[attr-defined]
+                    if name not in hints:
+                        raise CodegenError(f"{field_where.format(name)}: the field has no type hint.", hint="Annotate every field.")
+                    node.fields.append(
+                        FieldNode(
+                            name,
+                            self._node(hints[name], field_where.format(name)),
+                            name not in defaults,
+                            defaults.get(name, _MISSING),
+                            doc.params.get(name, ""),
+                        )
+                    )
+        except CodegenError:
+            del self._objects[cls]
+            raise
+        return node
+
+
+def resolve_hints(obj: Any, where: str) -> dict[str, Any]:
+    """`typing.get_type_hints` with extras, naming the one hint that does not resolve."""
+    return _resolve_hints(obj, where)
+
+
+def _resolve_hints(obj: Any, where: str) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(obj, include_extras=True)
+    except Exception as first:  # noqa: BLE001 - re-raised below with the failing name
+        module = sys.modules.get(getattr(obj, "__module__", ""), None)
+        namespace = dict(vars(module)) if module else {}
+        annotations = getattr(obj, "__annotations__", {})
+        for name, annotation in annotations.items():
+            if isinstance(annotation, str):
+                try:
+                    eval(annotation, namespace)  # noqa: S307 - the module's own annotation text
+                except Exception as error:  # noqa: BLE001
+                    label = "return type" if name == "return" else f"{name!r}"
+                    raise CodegenError(
+                        f"{where}, {label}: the type {annotation!r} could not be resolved ({error}).",
+                        hint="Import or define it at module level in the module the command lives in.",
+                    ) from None
+        raise CodegenError(f"{where}: its type hints could not be read ({first}).", hint="Check the annotations.") from None
+
+
+def _own_doc(cls: type) -> str | None:
+    doc = cls.__dict__.get("__doc__")
+    if not doc:
+        return None
+    if dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}("):
+        return None  # the signature dataclasses writes when there is no docstring
+    if issubclass(cls, tuple) and doc.startswith(f"{cls.__name__}("):
+        return None
+    return doc
+
+
+def _is_typeddict(cls: type) -> bool:
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__total__") and hasattr(cls, "__annotations__")
+
+
+def _is_mapping_origin(origin: Any) -> bool:
+    import collections.abc as abc
+
+    return origin in (abc.Mapping, abc.MutableMapping)
+
+
+def _is_str_like(key: Any) -> bool:
+    supertype = getattr(key, "__supertype__", None)
+    if supertype is not None:
+        return _is_str_like(supertype)
+    if typing.get_origin(key) is typing.Literal:
+        return all(isinstance(v, str) for v in typing.get_args(key))
+    return isinstance(key, type) and issubclass(key, enum.Enum) and all(isinstance(m.value, str) for m in key)
+
+
+def _foreign_constraint(extra: Any) -> Field:
+    """Constraints from `annotated_types` objects (Ge, Le, MinLen, ...), read by duck typing."""
+    names = ("ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern", "description")
+    values = {name: getattr(extra, name) for name in names if getattr(extra, name, None) is not None}
+    if type(extra).__name__ == "Interval":
+        values = {k: v for k, v in values.items() if v is not None}
+    if not values:
+        return Field()
+    return Field(**values)
+
+
+def _type_name(hint: Any) -> str:
+    if hint is Any:
+        return "Any"
+    if isinstance(hint, type):
+        return hint.__name__
+    return repr(hint).replace("typing.", "")
