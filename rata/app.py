@@ -141,10 +141,12 @@ class App:
 
     @property
     def folder(self) -> AppFolder:
-        """The app's data folder (see `rata.folder`); resolved once."""
-        if self._folder is None:
-            self._folder = AppFolder(default_folder(self.identifier))
-        return self._folder
+        """The app's data folder (see `rata.folder`): set explicitly, else from RATA_HOME or the platform."""
+        return self._folder if self._folder is not None else AppFolder(default_folder(self.identifier))
+
+    @folder.setter
+    def folder(self, folder: AppFolder | str | Path) -> None:
+        self._folder = folder if isinstance(folder, AppFolder) else AppFolder(Path(folder))
 
     @property
     def migrations_dir(self) -> Path:
@@ -152,14 +154,18 @@ class App:
 
     def database(self) -> sqlite3.Connection:
         """This thread's connection to the app's SQLite database."""
+        folder = self.folder
         conn = getattr(self._local, "conn", None)
-        if conn is None:
-            self.folder.ensure()
-            conn = sqlite3.connect(self.folder.database, timeout=5.0)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA journal_mode = WAL")
-            self._local.conn = conn
+        if conn is not None and getattr(self._local, "path", None) == folder.database:
+            return conn
+        if conn is not None:
+            conn.close()
+        folder.ensure()
+        conn = sqlite3.connect(folder.database, timeout=5.0)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA journal_mode = WAL")
+        self._local.conn, self._local.path = conn, folder.database
         return conn
 
     def close(self) -> None:

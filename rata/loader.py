@@ -53,8 +53,8 @@ def load_app(spec: str | None = None, cwd: Path | None = None) -> LoadedApp:
         path = cwd / path
     file_part, _, attr = spec.partition(".py:")
     if spec.endswith(".py") or attr:
-        file = Path(file_part if attr else spec)
-        file = file if file.is_absolute() else cwd / (str(file) + (".py" if attr else ""))
+        file = Path(file_part + ".py" if attr else spec)
+        file = file if file.is_absolute() else cwd / file
         return _from_file(file, attr or DEFAULT_ATTR, spec)
     if path.is_dir():
         pyproject = path / "pyproject.toml"

@@ -1,0 +1,38 @@
+"""Shared fixtures: every test gets its own app folder, so nothing touches the real home."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CRM = ROOT / "examples" / "crm"
+
+
+@pytest.fixture(autouse=True)
+def rata_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "rata-home"
+    monkeypatch.setenv("RATA_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def crm_app():
+    """The example app, imported fresh-enough for in-process tests (its folder is per test)."""
+    if str(CRM) not in sys.path:
+        sys.path.insert(0, str(CRM))
+    from crm.app import app
+
+    yield app
+    app.close()
+
+
+def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for a child process: this interpreter's, with RATA_HOME and a fixed width."""
+    env = dict(os.environ)
+    env.update({"RATA_HOME": str(home), "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
+    env.update(extra)
+    return env

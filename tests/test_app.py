@@ -1,0 +1,224 @@
+"""The app model: registering commands, grants, and the one dispatch path."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass
+
+import pytest
+
+from rata import App, CommandRequest, Ctx, Mcp, Origin, ValidationErrors, command
+from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
+
+
+@dataclass
+class Meeting:
+    title: str
+    at: dt.datetime
+
+
+@command(can="meetings.create")
+def meetings_plan(ctx: Ctx, meeting: Meeting, attendees: list[str] = []) -> Meeting:  # noqa: B006 - never mutated
+    """Plan a meeting."""
+    return Meeting(meeting.title.upper(), meeting.at + dt.timedelta(hours=1))
+
+
+@command(can="meetings.view", live=True)
+async def meetings_count(ctx: Ctx) -> int:
+    """Count meetings (async)."""
+    await asyncio.sleep(0)
+    return 3
+
+
+@command(can="meetings.delete")
+def meetings_delete(ctx: Ctx, id: int) -> None:
+    """Delete one."""
+
+
+@command
+def internal_only(ctx: Ctx) -> str:
+    """No ability: never a tool."""
+    return ctx.origin.kind
+
+
+@command(can="meetings.view")
+def lies_about_its_result() -> int:
+    """Says int, returns a string."""
+    return "three"  # type: ignore[return-value]
+
+
+def make_app() -> App:
+    return (
+        App("meet", identifier="com.example.meet")
+        .commands(meetings_plan, meetings_count, meetings_delete, internal_only, lies_about_its_result)
+        .allow_abilities(["meetings.view", "meetings.create"])
+        .mcp(Mcp().allow_abilities(["meetings.view", "meetings.create"]).confirm("meetings.delete"))
+    )
+
+
+def test_dispatch_converts_json_arguments_to_the_declared_types_and_the_result_back():
+    result = make_app().dispatch(
+        CommandRequest("meetings_plan", {"meeting": {"title": "standup", "at": "2026-07-28T09:30:00+00:00"}})
+    )
+    assert result == {"title": "STANDUP", "at": "2026-07-28T10:30:00+00:00"}
+
+
+def test_an_async_command_is_awaited():
+    assert make_app().call("meetings_count") == 3
+
+
+def test_bad_arguments_raise_validation_errors_by_field_path():
+    with pytest.raises(ValidationErrors) as caught:
+        make_app().dispatch(CommandRequest("meetings_plan", {"meeting": {"title": 5, "at": "tuesday"}, "extra": 1}))
+    assert caught.value.to_dict() == {
+        "extra": ["is not a parameter (expected one of: attendees, meeting)"],
+        "meeting.at": ["must be an ISO 8601 date-time such as 2026-07-28T09:30:00Z, not 'tuesday'"],
+        "meeting.title": ["must be a string, not an integer"],
+    }
+
+
+def test_a_missing_required_argument_is_named():
+    with pytest.raises(ValidationErrors) as caught:
+        make_app().call("meetings_delete")
+    assert caught.value.to_dict() == {"id": ["is required"]}
+
+
+def test_an_unknown_command_suggests_the_closest_name():
+    with pytest.raises(UnknownCommandError) as caught:
+        make_app().call("meetings_cont")
+    assert caught.value.hint == "Did you mean 'meetings_count'?"
+
+
+def test_an_agent_may_call_only_what_the_agent_grant_allows():
+    app = make_app()
+    assert app.dispatch(CommandRequest("meetings_count", origin=Origin.agent("claude-code"))) == 3
+    with pytest.raises(ForbiddenError):
+        app.dispatch(CommandRequest("internal_only", origin=Origin.agent("claude-code")))
+
+
+def test_an_agent_needs_confirmation_for_a_confirmed_ability():
+    app = make_app()
+    request = CommandRequest("meetings_delete", {"id": 1}, origin=Origin.agent("codex"))
+    with pytest.raises(ConfirmationRequiredError):
+        app.dispatch(request)
+    request.confirmed = True
+    assert app.dispatch(request) is None
+
+
+def test_the_frontend_grant_is_separate_from_the_agent_grant():
+    app = make_app()
+    with pytest.raises(ForbiddenError) as caught:
+        app.dispatch(CommandRequest("meetings_delete", {"id": 1}, origin=Origin.frontend()))
+    assert "meetings.delete" in caught.value.message
+    assert app.dispatch(CommandRequest("internal_only", origin=Origin.frontend("main"))) == "frontend"
+
+
+def test_no_grant_at_all_means_agents_get_nothing():
+    app = App("bare", identifier="com.example.bare").commands(meetings_count)
+    with pytest.raises(ForbiddenError):
+        app.dispatch(CommandRequest("meetings_count", origin=Origin.agent("x")))
+
+
+def test_middleware_runs_outermost_first_and_sees_the_request():
+    seen: list[str] = []
+
+    def outer(request, call_next):
+        seen.append(f"outer {request.command} {request.origin}")
+        result = call_next(request)
+        seen.append("outer done")
+        return result
+
+    def inner(request, call_next):
+        seen.append("inner")
+        return call_next(request) * 10
+
+    app = make_app().use(outer).use(inner)
+    assert app.dispatch(CommandRequest("meetings_count", origin=Origin.agent("claude-code"))) == 30
+    assert seen == ["outer meetings_count agent(claude-code)", "inner", "outer done"]
+
+
+def test_middleware_may_refuse_a_call():
+    def no_agents_at_night(request, call_next):
+        if request.origin.is_agent:
+            raise PermissionError("agents sleep at night")
+        return call_next(request)
+
+    app = make_app().use(no_agents_at_night)
+    with pytest.raises(PermissionError):
+        app.dispatch(CommandRequest("meetings_count", origin=Origin.agent("claude-code")))
+    assert app.call("meetings_count") == 3
+
+
+def test_grants_are_checked_before_any_middleware_runs():
+    calls = []
+    app = make_app().use(lambda request, call_next: calls.append(request) or call_next(request))
+    with pytest.raises(ForbiddenError):
+        app.dispatch(CommandRequest("internal_only", origin=Origin.agent("x")))
+    assert calls == []
+
+
+def test_a_result_that_does_not_match_the_return_type_is_a_result_error():
+    with pytest.raises(ResultError) as caught:
+        make_app().call("lies_about_its_result")
+    assert "lies_about_its_result" in caught.value.message and "not an integer" in caught.value.message
+
+
+def test_two_commands_with_one_name_are_refused():
+    @command(name="meetings_count")
+    def other() -> int:
+        """Another."""
+        return 1
+
+    with pytest.raises(CodegenError) as caught:
+        make_app().commands(other)
+    assert "Two commands are named 'meetings_count'" in caught.value.message
+
+
+def test_a_function_without_the_decorator_is_refused_with_the_fix():
+    def plain() -> None:
+        """Plain."""
+
+    with pytest.raises(CodegenError) as caught:
+        App("x", identifier="com.example.x").commands(plain)
+    assert "@rata.command" in caught.value.hint
+
+
+def test_a_command_runs_in_one_transaction_rolled_back_when_it_fails():
+    @command
+    def setup(ctx: Ctx) -> None:
+        """Create the table."""
+        ctx.db.execute("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+
+    @command
+    def insert_then_refuse(ctx: Ctx, x: int) -> None:
+        """Insert, then find a problem."""
+        ctx.db.execute("INSERT INTO t VALUES (?)", (x,))
+        if x < 0:
+            raise ValidationErrors({"x": "must not be negative"})
+
+    @command
+    def count(ctx: Ctx) -> int:
+        """Rows."""
+        return ctx.db.execute("SELECT count(*) FROM t").fetchone()[0]
+
+    app = App("tx", identifier="com.example.tx").commands(setup, insert_then_refuse, count)
+    app.call("setup")
+    app.call("insert_then_refuse", x=1)
+    with pytest.raises(ValidationErrors):
+        app.call("insert_then_refuse", x=-1)
+    assert app.call("count") == 1
+    app.close()
+
+
+def test_ctx_is_injected_and_never_part_of_the_parameters():
+    spec = make_app().spec("meetings_plan")
+    assert spec.ctx_param == "ctx"
+    assert [p.name for p in spec.params] == ["meeting", "attendees"]
+
+
+def test_the_app_root_is_the_folder_of_the_module_that_built_it():
+    from pathlib import Path
+
+    assert make_app().root == Path(__file__).resolve().parent
+    assert make_app().migrations_dir == Path(__file__).resolve().parent / "migrations"

@@ -1,0 +1,63 @@
+"""The layering rules, checked: nothing imports the CLI, and server paths stay light."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "rata"
+LAYERS = {"cli": 4, "mcp_dev": 3, "mcp": 2, "codegen": 1}
+
+
+def layer_of(module: str) -> int:
+    parts = module.split(".")
+    if parts[0] != "rata":
+        return -1
+    return LAYERS.get(parts[1], 0) if len(parts) > 1 else 0
+
+
+def imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+    return found
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    problems = []
+    for path in ROOT.rglob("*.py"):
+        if path.name == "__main__.py":
+            continue  # `python -m rata` is the CLI's entry point
+        module = "rata." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        own = layer_of(module.replace(".__init__", ""))
+        for imported in imports(path):
+            if imported.startswith("rata.") and layer_of(imported) > own:
+                problems.append(f"{module} imports {imported}")
+    assert problems == []
+
+
+def test_only_the_cli_prints():
+    offenders = []
+    for path in ROOT.rglob("*.py"):
+        if "cli" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_app_entry_point_and_core_import_no_heavy_libraries():
+    code = (
+        "import sys, json; import rata, rata.cli.appmain, rata.codegen.catalog, rata.mcp.surface, rata.loader; "
+        "print(json.dumps(sorted(m for m in ('typer', 'rich', 'jsonschema', 'pygments', 'click') if m in sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
