@@ -223,9 +223,9 @@ class Analyzer:
                 f"{where}: the type {ref!r} could not be resolved.",
                 hint="Import or define it in the module the command lives in, before the app is built.",
             )
-        if hint in _SCALARS:
+        if _lookup(_SCALARS, hint) is not None:
             return Scalar(_SCALARS[hint])
-        if hint in _SPECIALS:
+        if _lookup(_SPECIALS, hint) is not None:
             return Special(_SPECIALS[hint])
         if hint is Any or hint is object:
             raise CodegenError(
@@ -245,9 +245,9 @@ class Analyzer:
             return self._literal(args, where)
         if origin is typing.Union or origin is types.UnionType:
             return self._union(args, where)
-        if origin is tuple:
+        if origin is tuple or hint is tuple:
             return self._tuple(args, where)
-        if origin in _SEQUENCES or hint in _SEQUENCES:
+        if origin in _SEQUENCES or _lookup(_SEQUENCES, hint) is not None:
             return self._sequence(hint, origin, args, where)
         if origin is dict or hint is dict or _is_mapping_origin(origin):
             return self._dict(args, where)
@@ -303,7 +303,13 @@ class Analyzer:
         if not args:
             raise CodegenError(f"{where}: {_type_name(hint)} needs an item type.", hint=f"Write {_type_name(hint)}[T], e.g. list[str].")
         container = _SEQUENCES[origin if origin is not None else hint]
-        return ListNode(self._node(args[0], where), container)
+        item = self._node(args[0], where)
+        if container in (set, frozenset) and not _hashable(item):
+            raise CodegenError(
+                f"{where}: the items of {_type_name(hint)} cannot be held in a Python {container.__name__}, as they are not hashable.",
+                hint="Use list[T] instead, or make the items hashable (e.g. a frozen dataclass).",
+            )
+        return ListNode(item, container)
 
     def _dict(self, args: tuple[Any, ...], where: str) -> Node:
         if len(args) != 2:
@@ -398,12 +404,37 @@ def _resolve_hints(obj: Any, where: str) -> dict[str, Any]:
                 try:
                     eval(annotation, namespace)  # noqa: S307 - the module's own annotation text
                 except Exception as error:  # noqa: BLE001
-                    label = "return type" if name == "return" else f"{name!r}"
+                    label = "return type" if name == "return" else f"{'field' if isinstance(obj, type) else 'parameter'} {name!r}"
                     raise CodegenError(
                         f"{where}, {label}: the type {annotation!r} could not be resolved ({error}).",
                         hint="Import or define it at module level in the module the command lives in.",
                     ) from None
         raise CodegenError(f"{where}: its type hints could not be read ({first}).", hint="Check the annotations.") from None
+
+
+def _lookup(table: dict[Any, Any], hint: Any) -> Any:
+    """`table.get(hint)`, or None for a hint that cannot be hashed (e.g. Annotated metadata holding a list)."""
+    try:
+        return table.get(hint)
+    except TypeError:
+        return None
+
+
+def _hashable(node: Node) -> bool:
+    """Whether the Python values `from_json` builds for `node` can go in a set."""
+    if isinstance(node, AnnotatedNode):
+        return _hashable(node.inner)
+    if isinstance(node, (DictNode, AnyNode)):
+        return False
+    if isinstance(node, ListNode):
+        return node.container in (tuple, frozenset) and _hashable(node.item)
+    if isinstance(node, TupleNode):
+        return all(_hashable(item) for item in node.items)
+    if isinstance(node, UnionNode):
+        return all(_hashable(option) for option in node.options)
+    if isinstance(node, ObjectNode):
+        return node.kind != "typeddict" and getattr(node.cls, "__hash__", None) is not None
+    return True
 
 
 def _own_doc(cls: type) -> str | None:

@@ -33,11 +33,14 @@ STYLES = {
 
 
 def console(stderr: bool = False) -> Console:
-    """A console on stdout (or stderr) with rata's theme; width from the terminal or COLUMNS."""
+    """A console on stdout (or stderr) with rata's theme; width from the terminal or COLUMNS.
+
+    Messages on stderr are never hard-wrapped, so commands and paths in them stay copyable.
+    """
     from rich.console import Console
     from rich.theme import Theme
 
-    return Console(stderr=stderr, theme=Theme(STYLES), highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, theme=Theme(STYLES), highlight=False, soft_wrap=stderr)
 
 
 def safe(text: object, style: str | None = None) -> Text:
