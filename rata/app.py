@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import sqlite3
 import sys
@@ -129,6 +128,8 @@ class App:
         try:
             return self.specs[name]
         except KeyError:
+            import difflib
+
             close = difflib.get_close_matches(name, list(self.specs), n=1)
             raise UnknownCommandError(
                 f"There is no command named {name!r}.",

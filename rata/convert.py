@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import decimal
 import enum
+import fractions
 import math
 import pathlib
 import re
@@ -131,7 +132,9 @@ def _in(node: Node, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
         if not isinstance(value, dict):
             _add(errors, path, f"must be an object, not {_json_kind(value)}")
             return None
-        return {key: _in(node.value, item, _join(path, key), errors) for key, item in value.items()}
+        if node.key is None:
+            return {key: _in(node.value, item, _join(path, key), errors) for key, item in value.items()}
+        return {_in(node.key, key, _join(path, key), errors): _in(node.value, item, _join(path, key), errors) for key, item in value.items()}
     if isinstance(node, ObjectNode):
         return _object_in(node, value, path, errors)
     if isinstance(node, UnionNode):
@@ -154,7 +157,7 @@ def _scalar_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) -
         if isinstance(value, float) and value.is_integer():
             return int(value)
     if kind == "number" and not isinstance(value, bool) and isinstance(value, (int, float)):
-        if math.isfinite(value):
+        if _finite(value):
             return float(value)
         _add(errors, path, "must be a finite number")
         return None
@@ -176,7 +179,7 @@ def _special_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) 
         if kind == "uuid":
             return uuid.UUID(value)
         if kind == "decimal":
-            if not _DECIMAL.match(value):
+            if not _DECIMAL.fullmatch(value):
                 raise ValueError
             return decimal.Decimal(value)
         if kind == "path":
@@ -254,7 +257,7 @@ def check_constraints(field: Field, value: Any) -> list[str]:
             problems.append(f"must be at most {_num(field.le)}")
         if field.lt is not None and value >= field.lt:
             problems.append(f"must be less than {_num(field.lt)}")
-        if field.multiple_of is not None and field.multiple_of and (value / field.multiple_of) % 1 != 0:
+        if field.multiple_of is not None and field.multiple_of and not _is_multiple(value, field.multiple_of):
             problems.append(f"must be a multiple of {_num(field.multiple_of)}")
     if isinstance(value, (str, list, tuple, set, frozenset, dict)):
         noun = "characters" if isinstance(value, str) else "items"
@@ -265,6 +268,23 @@ def check_constraints(field: Field, value: Any) -> list[str]:
     if isinstance(value, str) and field.pattern is not None and not re.search(field.pattern, value):
         problems.append(f"must match the pattern {field.pattern!r}")
     return problems
+
+
+def _is_multiple(value: int | float | decimal.Decimal, step: float) -> bool:
+    """Whether `value` is a whole multiple of `step`: exact for ints and decimals, as JSON Schema does it for floats."""
+    if isinstance(value, decimal.Decimal):
+        return fractions.Fraction(value) % fractions.Fraction(str(step)) == 0
+    if isinstance(step, int):
+        return value % step == 0
+    return (value / step) % 1 == 0
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a number fits a JSON number as a float: not NaN, not infinite, not an int too large for a float."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 # --- out: Python -> JSON --------------------------------------------------------------------
@@ -332,8 +352,8 @@ def _scalar_out(kind: str, value: Any, path: str) -> Any:
     if kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
         return value
     if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            raise Mismatch(f"{path} is {value!r}, which JSON cannot carry")
+        if not _finite(value):
+            raise Mismatch(f"{path} is {_short(value)}, which JSON cannot carry")
         return value
     raise Mismatch(f"{path} is {type(value).__name__} {_short(value)}, not {_JSON_NAMES[kind]}")
 

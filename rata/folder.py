@@ -11,7 +11,6 @@ folder for the app's identifier:
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 import sys
 from dataclasses import dataclass
@@ -80,6 +79,8 @@ class AppFolder:
             if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
                 os.chmod(path, 0o600)  # someone loosened it: a token others can read is no secret
             return path.read_text(encoding="ascii").strip()
+        import secrets
+
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             token = secrets.token_urlsafe(32)
             handle.write(token + "\n")

@@ -125,9 +125,10 @@ class TupleNode(Node):
 
 @dataclass(eq=False)
 class DictNode(Node):
-    """`dict[str, T]`: an object with any keys."""
+    """`dict[str, T]`: an object with any keys; `key` is set when only some strings are keys (a Literal or str Enum)."""
 
     value: Node
+    key: Node | None = None
 
 
 @dataclass(eq=False)
@@ -320,7 +321,8 @@ class Analyzer:
                 f"{where}: dict keys of type {_type_name(key)} cannot be JSON object keys.",
                 hint="JSON object keys are strings: use dict[str, T].",
             )
-        return DictNode(self._node(value, where))
+        key_node = self._node(key, where)
+        return DictNode(self._node(value, where), None if isinstance(key_node, Scalar) else key_node)
 
     def _class(self, cls: type, where: str) -> Node:
         if issubclass(cls, enum.Enum):

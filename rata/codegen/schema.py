@@ -88,6 +88,8 @@ class _Writer:
             n = len(node.items)
             return {"type": "array", "prefixItems": [self.write(item) for item in node.items], "minItems": n, "maxItems": n}
         if isinstance(node, DictNode):
+            if node.key is not None:
+                return {"type": "object", "propertyNames": self.write(node.key), "additionalProperties": self.write(node.value)}
             return {"type": "object", "additionalProperties": self.write(node.value)}
         if isinstance(node, ObjectNode):
             if id(node) in self.recursive:
