@@ -86,3 +86,13 @@ def test_update_changes_only_what_is_given(crm):
     crm.call("customers_store", name="Ada", email="ada@example.com")
     updated = crm.dispatch(CommandRequest("customers_update", {"id": 1, "name": "Ada L."}, origin=Origin.frontend()))
     assert (updated["name"], updated["email"]) == ("Ada L.", "ada@example.com")
+
+
+@pytest.mark.subprocess
+def test_the_committed_surface_and_catalog_of_the_example_are_current(tmp_path):
+    from tests.conftest import CRM
+
+    env = subprocess_env(tmp_path / "home")
+    for args in (["mcp", "inspect", "--check", "mcp-surface.json"], ["codegen", "--check"]):
+        result = subprocess.run([sys.executable, "-m", "rata", *args], cwd=CRM, capture_output=True, text=True, env=env, timeout=60)
+        assert result.returncode == 0, result.stderr
