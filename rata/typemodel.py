@@ -461,6 +461,8 @@ def _is_mapping_origin(origin: Any) -> bool:
 
 
 def _is_str_like(key: Any) -> bool:
+    if key is str:
+        return True
     supertype = getattr(key, "__supertype__", None)
     if supertype is not None:
         return _is_str_like(supertype)

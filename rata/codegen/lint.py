@@ -6,6 +6,8 @@ about, a JSON path into that tool, a message and a fix. Rules:
 =========================  ========  ===================================================
 ``name-too-long``          error     ``mcp__<server>__<tool>`` over 64 characters (Claude
                                      Code, Codex) or server + tool over 60 (Cursor)
+``name-charset``           warning   characters outside ``[A-Za-z0-9_-]`` (Claude Desktop
+                                     refuses the tool; others rewrite the name)
 ``name-collision``         error     two tools that clients rename to the same name
                                      (lowercased, anything but ``[a-z0-9_]`` -> ``_``)
 ``too-many-tools``         error     more than 128 tools (VS Code's limit); warning above
@@ -17,6 +19,8 @@ about, a JSON path into that tool, a message and a fix. Rules:
 ``schema-boolean``         warning   ``true``/``false`` used as a schema
 ``schema-type-array``      warning   ``"type": [...]``; several clients want one type
 ``schema-remote-ref``      error     a ``$ref`` that is not local (``#...``)
+``schema-invalid``         error     not a valid JSON Schema 2020-12 (checked against
+                                     the meta-schema with ``jsonschema``)
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
 =========================  ========  ===================================================
 """
@@ -35,6 +39,7 @@ CURSOR_LIMIT = 60
 VSCODE_TOOL_LIMIT = 128
 WINDSURF_TOOL_LIMIT = 100
 DESCRIPTION_LIMIT = 1024
+RAW_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 SEVERITIES = ("error", "warning", "info")
 
 _TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"}
@@ -80,21 +85,13 @@ def _names(catalog: Catalog, server: str) -> list[Finding]:
     seen: dict[str, str] = {}
     for tool in catalog.tools:
         name = tool["name"]
-        prefixed = f"mcp__{client_name(server)}__{client_name(name)}"
-        if len(prefixed) > CLAUDE_CODE_LIMIT:
+        out += _name_length(server, name)
+        if not RAW_NAME.match(name):
             out.append(
                 Finding(
-                    "name-too-long", "error", name, "/name",
-                    f"Claude Code and Codex call it {prefixed!r} ({len(prefixed)} characters, limit {CLAUDE_CODE_LIMIT}).",
-                    f"Shorten the command name to at most {CLAUDE_CODE_LIMIT - len(prefixed) + len(name)} characters (@command(name=...)), or the server name.",
-                )
-            )
-        elif len(server) + len(name) > CURSOR_LIMIT:
-            out.append(
-                Finding(
-                    "name-too-long", "error", name, "/name",
-                    f"Cursor limits server + tool name to {CURSOR_LIMIT} characters; {server!r} + {name!r} is {len(server) + len(name)}.",
-                    f"Shorten the command name to at most {CURSOR_LIMIT - len(server)} characters (@command(name=...)).",
+                    "name-charset", "warning", name, "/name",
+                    f"{name!r} has characters outside A-Z, a-z, 0-9, '_' and '-': Claude Desktop refuses such tools and other clients rewrite them.",
+                    "Use only letters, digits and '_' in command names (@command(name=...)).",
                 )
             )
         renamed = client_name(name)
@@ -109,6 +106,27 @@ def _names(catalog: Catalog, server: str) -> list[Finding]:
         else:
             seen[renamed] = name
     return out
+
+
+def _name_length(server: str, name: str) -> list[Finding]:
+    prefixed = f"mcp__{client_name(server)}__{client_name(name)}"
+    problems: list[str] = []
+    longest = len(name)
+    if len(prefixed) > CLAUDE_CODE_LIMIT:
+        problems.append(f"Claude Code and Codex call it {prefixed!r} ({len(prefixed)} characters, limit {CLAUDE_CODE_LIMIT})")
+        longest = min(longest, CLAUDE_CODE_LIMIT - (len(prefixed) - len(name)))
+    if len(server) + len(name) > CURSOR_LIMIT:
+        problems.append(f"Cursor drops tools whose server + tool name exceeds {CURSOR_LIMIT} characters ({len(server) + len(name)} here)")
+        longest = min(longest, CURSOR_LIMIT - len(server))
+    if not problems:
+        return []
+    return [
+        Finding(
+            "name-too-long", "error", name, "/name",
+            "; ".join(problems) + ".",
+            f"Shorten the command name to at most {max(longest, 1)} characters (@command(name=...)), or register the server under a shorter name.",
+        )
+    ]
 
 
 def _counts(catalog: Catalog) -> list[Finding]:
@@ -151,6 +169,18 @@ def _schemas(tool: dict[str, Any]) -> list[Finding]:
     for key in ("inputSchema", "outputSchema"):
         if key in tool:
             _walk(tool["name"], tool[key], f"/{key}", out)
+            out += _meta_schema(tool["name"], tool[key], f"/{key}")
+    return out
+
+
+def _meta_schema(name: str, schema: Any, path: str) -> list[Finding]:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    out = []
+    for error in sorted(validator.iter_errors(schema), key=lambda e: list(e.path)):
+        where = path + "".join(f"/{part}" for part in error.path)
+        out.append(Finding("schema-invalid", "error", name, where, f"Not valid JSON Schema 2020-12: {error.message}.", "Fix the type or constraint that produced it."))
     return out
 
 

@@ -159,6 +159,7 @@ def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
         ("name-too-long", "error", "list_every_single_thing_in_the_warehouse_with_all_their_details_please", "/name"),
         ("name-collision", "error", "thing_get", "/name"),
         ("grant-unmatched", "warning", None, "/grants/agent"),
+        ("name-charset", "warning", "Thing.Get", "/name"),
         ("schema-untyped", "warning", "Thing.Get", "/inputSchema/properties/blob"),
         ("description-missing", "warning", "thing_get", "/description"),
         ("param-description", "info", "Thing.Get", "/inputSchema/properties/blob"),

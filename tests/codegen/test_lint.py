@@ -1,0 +1,90 @@
+"""Lint rules, each tripped by a catalog made for it."""
+
+from __future__ import annotations
+
+from rata.codegen.catalog import Catalog
+from rata.codegen.lint import client_name, lint
+
+
+def catalog(tools, commands=None, grants=None, app="srv"):
+    return Catalog({"name": app, "identifier": "com.example.srv", "version": "1"}, tools, [], commands or [], grants or {})
+
+
+def tool(name, description="Does a thing.", **schema):
+    return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": schema, "additionalProperties": False}}
+
+
+def rules(findings):
+    return [(f.rule, f.severity, f.tool, f.path) for f in findings]
+
+
+def test_client_renaming_lowercases_and_replaces_other_characters():
+    assert client_name("Customers.Index-v2") == "customers_index_v2"
+
+
+def test_a_name_too_long_for_claude_code_once_prefixed():
+    name = "x" * 52  # mcp__srv__ + 52 = 62 is fine; 55 is not
+    assert lint(catalog([tool(name)])) == []
+    assert rules(lint(catalog([tool("x" * 55)]))) == [("name-too-long", "error", "x" * 55, "/name")]
+
+
+def test_one_finding_names_every_client_a_long_name_breaks_and_the_length_that_fits_all():
+    findings = lint(catalog([tool("t" * 40)], app="a" * 21))
+    assert rules(findings) == [("name-too-long", "error", "t" * 40, "/name")]
+    assert "Claude Code and Codex" in findings[0].message and "Cursor drops tools" in findings[0].message
+    assert "at most 36 characters" in findings[0].fix
+
+
+def test_a_name_with_dots_is_refused_by_claude_desktop():
+    assert rules(lint(catalog([tool("customers.view")]))) == [("name-charset", "warning", "customers.view", "/name")]
+
+
+def test_names_that_collide_after_renaming():
+    assert rules(lint(catalog([tool("A_b"), tool("a_b")]))) == [("name-collision", "error", "a_b", "/name")]
+
+
+def test_too_many_tools_for_windsurf_then_for_vs_code():
+    assert rules(lint(catalog([tool(f"t{i}") for i in range(101)]))) == [("too-many-tools", "warning", None, "/tools")]
+    assert rules(lint(catalog([tool(f"t{i}") for i in range(129)]))) == [("too-many-tools", "error", None, "/tools")]
+
+
+def test_missing_and_very_long_descriptions():
+    found = rules(lint(catalog([tool("quiet", ""), tool("chatty", "word " * 300)])))
+    assert found == [("description-too-long", "warning", "chatty", "/description"), ("description-missing", "warning", "quiet", "/description")]
+
+
+def test_schema_portability_problems_are_found_where_they_are():
+    bad = tool(
+        "t",
+        anything={},
+        flag=True,
+        either={"type": ["string", "null"], "description": "x"},
+        remote={"$ref": "https://example.com/s.json", "description": "x"},
+    )
+    assert rules(lint(catalog([bad]))) == [
+        ("schema-remote-ref", "error", "t", "/inputSchema/properties/remote/$ref"),
+        ("schema-boolean", "warning", "t", "/inputSchema/properties/flag"),
+        ("schema-type-array", "warning", "t", "/inputSchema/properties/either/type"),
+        ("schema-untyped", "warning", "t", "/inputSchema/properties/anything"),
+        ("param-description", "info", "t", "/inputSchema/properties/anything"),
+    ]
+
+
+def test_a_schema_that_breaks_the_meta_schema_is_an_error():
+    found = lint(catalog([tool("t", n={"type": "integer", "minimum": "one", "description": "n"})]))
+    assert rules(found) == [("schema-invalid", "error", "t", "/inputSchema/properties/n/minimum")]
+
+
+def test_a_grant_that_matches_no_command():
+    commands = [{"name": "a", "ability": "customers.view"}]
+    found = lint(catalog([], commands, {"agent": ["customers.*", "orders.view"], "confirm": ["custmers.delete"]}))
+    assert [(f.rule, f.path, f.message) for f in found] == [
+        ("grant-unmatched", "/grants/agent", "The agent grant 'orders.view' matches no command's ability."),
+        ("grant-unmatched", "/grants/confirm", "The agent grant 'custmers.delete' matches no command's ability."),
+    ]
+
+
+def test_every_finding_says_how_to_fix_it():
+    bad = tool("T.x" * 30, "", a={})
+    findings = lint(catalog([bad, tool("t_x")], [], {"agent": ["nothing.here"]}))
+    assert findings and all(f.fix for f in findings)
