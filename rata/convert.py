@@ -115,7 +115,8 @@ def _in(node: Node, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
             try:
                 unique = node.container(items)
             except TypeError:
-                return node.container()
+                _add(errors, path, "holds items that cannot be compared for uniqueness")
+                return None
             if len(unique) != len(items):
                 _add(errors, path, "must not contain duplicates")
             return unique
@@ -276,7 +277,13 @@ def _is_multiple(value: int | float | decimal.Decimal, step: float) -> bool:
         return fractions.Fraction(value) % fractions.Fraction(str(step)) == 0
     if isinstance(step, int):
         return value % step == 0
-    return (value / step) % 1 == 0
+    try:
+        quotient = value / step
+    except OverflowError:
+        quotient = math.inf
+    if math.isfinite(quotient):
+        return quotient % 1 == 0
+    return (fractions.Fraction(value) / fractions.Fraction(step)).denominator == 1
 
 
 def _finite(value: int | float) -> bool:

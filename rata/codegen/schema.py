@@ -112,8 +112,9 @@ class _Writer:
         required: list[str] = []
         for name, node, is_required, default, description in fields:
             prop = self.write(node)
-            if description and "description" not in prop:
-                prop = {"description": description, **prop}
+            annotated = isinstance(node, AnnotatedNode) and node.field.description
+            if description and not annotated:  # Annotated text wins; Args beat the type's own docstring
+                prop = {"description": description, **{k: v for k, v in prop.items() if k != "description"}}
             if not is_required:
                 json_default = _json_default(node, default)
                 if json_default is not _NO_DEFAULT:
