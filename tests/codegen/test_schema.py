@@ -547,3 +547,20 @@ def test_the_same_types_always_give_the_same_bytes() -> None:
         '"default": "open"}}, '
         '"required": ["customer", "sku"], "additionalProperties": false}'
     }
+
+
+def test_a_parameters_args_description_beats_its_types_docstring() -> None:
+    @dataclass
+    class Address:
+        """A postal address."""
+
+        city: str
+
+    def ship(ctx: Ctx, to: Address) -> None:
+        """Ship it.
+
+        Args:
+            to: Where the parcel goes.
+        """
+
+    assert input_schema_of(ship)["properties"]["to"]["description"] == "Where the parcel goes."
