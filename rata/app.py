@@ -23,7 +23,11 @@ from rata.context import Ctx
 from rata.convert import Invalid, Mismatch, from_json_fields, to_json
 from rata.dispatch import CommandRequest, Middleware, Origin
 from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
+from rata.events import Events
 from rata.folder import AppFolder, default_folder
+from rata.live import LiveRegistry
+from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
+from rata.ratelimit import RateLimit
 from rata.typemodel import Analyzer
 from rata.validation import ValidationErrors
 
@@ -42,6 +46,12 @@ class Mcp:
         self.grant = Grant()
         self.confirm_grant = Grant()
         self.instructions = instructions
+        self.limit: RateLimit | None = DEFAULT_RATE_LIMIT
+
+    def rate_limit(self, calls: int | None, per: float = 60.0) -> Mcp:
+        """Allow each tool `calls` calls per `per` seconds (bursts included); None turns limiting off."""
+        self.limit = None if calls is None else RateLimit(calls, per)
+        return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> Mcp:
         self.grant.extend(patterns)
@@ -89,6 +99,8 @@ class App:
         self.middleware: list[Middleware] = []
         self.specs: dict[str, CommandSpec] = {}
         self._analyzer = Analyzer()
+        self.events = Events()
+        self.live = LiveRegistry()
         self._local = threading.local()
         self._folder: AppFolder | None = None
 
@@ -121,6 +133,15 @@ class App:
         """Add a middleware; the first added runs outermost."""
         self.middleware.append(middleware)
         return self
+
+    def on(self, event_type: type, listener: Callable[[Any], None]) -> App:
+        """Call `listener(event)` for every event of this type (e.g. `rata.events.AgentCalled`)."""
+        self.events.on(event_type, listener)
+        return self
+
+    def subscribe(self, channel: str, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Hear every message published on a channel (e.g. ``"rata:mcp"``); returns an unsubscribe function."""
+        return self.events.subscribe(channel, listener)
 
     # --- reading ---
 
@@ -236,11 +257,18 @@ class App:
             if spec.is_async or inspect.isawaitable(value):
                 value = _run_coroutine(value)
         except BaseException:
-            if ctx._db is not None and ctx._db.in_transaction:
-                ctx._db.rollback()
+            if ctx._db is not None:
+                ctx._db.set_authorizer(None)
+                if ctx._db.in_transaction:
+                    ctx._db.rollback()
             raise
-        if ctx._db is not None and ctx._db.in_transaction:
-            ctx._db.commit()
+        if ctx._db is not None:
+            ctx._db.set_authorizer(None)
+            if ctx._db.in_transaction:
+                ctx._db.commit()
+            if spec.live:
+                self.live.record_reads(spec.name, ctx.tables.reads)
+            self.live.changed(ctx.tables.writes)
         try:
             return to_json(spec.returns, value)
         except Mismatch as mismatch:

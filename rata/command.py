@@ -41,12 +41,20 @@ class CommandOptions:
     live: bool = False
     read_only: bool = False
     name: str | None = None
+    confirm_message: str | Callable[..., str] | None = None
 
 
 @overload
 def command(fn: F, /) -> F: ...
 @overload
-def command(*, can: str | None = None, live: bool = False, read_only: bool = False, name: str | None = None) -> Callable[[F], F]: ...
+def command(
+    *,
+    can: str | None = None,
+    live: bool = False,
+    read_only: bool = False,
+    name: str | None = None,
+    confirm_message: str | Callable[..., str] | None = None,
+) -> Callable[[F], F]: ...
 
 
 def command(
@@ -57,6 +65,7 @@ def command(
     live: bool = False,
     read_only: bool = False,
     name: str | None = None,
+    confirm_message: str | Callable[..., str] | None = None,
 ) -> Any:
     """Mark a function as a rata command.
 
@@ -66,8 +75,11 @@ def command(
         live: A query whose result the frontend keeps fresh; live commands are read-only.
         read_only: The command changes nothing (live implies it); agents see ``readOnlyHint``.
         name: The command's name, if not the function's.
+        confirm_message: What the user is asked when an agent's call needs confirmation: a
+            format string over the arguments (``"Delete customer #{id}?"``) or a function
+            ``(ctx, **args) -> str``. Default: the description and the arguments.
     """
-    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name)
+    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message)
 
     def mark(function: F) -> F:
         if not callable(function):
@@ -108,6 +120,7 @@ class CommandSpec:
     returns: Node
     ctx_param: str | None
     is_async: bool
+    confirm_message: str | Callable[..., str] | None = None
 
     @property
     def returns_nothing(self) -> bool:
@@ -191,4 +204,5 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
         returns=returns,
         ctx_param=ctx_param,
         is_async=inspect.iscoroutinefunction(fn),
+        confirm_message=options.confirm_message,
     )

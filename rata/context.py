@@ -9,6 +9,8 @@ import logging
 import sqlite3
 from typing import TYPE_CHECKING
 
+from rata.live import TableTracker
+
 if TYPE_CHECKING:
     from rata.app import App
     from rata.dispatch import CommandRequest, Origin
@@ -21,6 +23,8 @@ class Ctx:
         self.app = app
         self.request = request
         self._db: sqlite3.Connection | None = None
+        self.tables = TableTracker()
+        """The tables this command read and wrote (for live queries)."""
 
     @property
     def origin(self) -> Origin:
@@ -32,6 +36,7 @@ class Ctx:
         """The app's SQLite database; the command runs in one transaction, committed when it returns."""
         if self._db is None:
             self._db = self.app.database()
+            self._db.set_authorizer(self.tables)
         return self._db
 
     @property

@@ -3,9 +3,8 @@
     def main() -> None:
         run_app(app)
 
-``--migrate`` applies the app's migrations and exits. The MCP server (``--mcp``) and the
-window (``--headless``) come with the server and window modules. This path imports no
-Typer or rich, so it starts fast.
+``--migrate`` applies the app's migrations and exits; ``--mcp`` serves the app's MCP server
+on stdio (headless). This path imports no Typer or rich, so it starts fast.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ def _parser(app: App) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=app.name, description=app.description or f"{app.name} {app.version}, a rata app.")
     parser.add_argument("--version", action="version", version=f"{app.name} {app.version}")
     parser.add_argument("--migrate", action="store_true", help="apply pending migrations to the app's database and exit")
+    parser.add_argument("--mcp", action="store_true", help="serve the app's MCP server on stdio (what MCP clients launch)")
     return parser
 
 
@@ -40,14 +40,24 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
             if not report.applied:
                 sys.stderr.write("nothing to apply; the database is up to date\n")
             return 0
+        if args.mcp:
+            return serve_mcp(app)
     except RataError as error:
         sys.stderr.write(f"error: {error.message}\n")
         if error.hint:
             sys.stderr.write(f"{error.hint}\n")
         return error.exit_code
     _parser(app).print_usage(sys.stderr)
-    sys.stderr.write(f"{app.name}: nothing to do; try --migrate (see --help)\n")
+    sys.stderr.write(f"{app.name}: nothing to do; try --mcp or --migrate (see --help)\n")
     return 2
+
+
+def serve_mcp(app: App) -> int:
+    """Serve `app` as an MCP server on stdio until the client closes stdin."""
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.stdio import serve
+
+    return serve(lambda send: AppServer(app, send=send).server)
 
 
 def main_for(app: App) -> None:

@@ -4,7 +4,7 @@ The catalog is the one source of truth the agent-facing surfaces are projected f
 
 - ``tools``: the commands granted to agents, as MCP ``Tool`` objects (2026-07-28 shape);
 - ``resources``: ``app://<command>`` for each granted live command whose arguments all
-  have defaults;
+  have defaults (and that needs no confirmation: a read cannot ask the user);
 - ``commands``: every command, tool or not, with its ability and schemas.
 
 Everything in it is cleaned (`rata.codegen.sanitize`) and bounded, sorted by name, and
@@ -86,7 +86,7 @@ def build_catalog(app: App) -> Catalog:
         if access is None:
             continue
         tools.append(_tool(spec, description, input_schema, output_schema, access))
-        if spec.live and not spec.has_required_params:
+        if spec.live and not spec.has_required_params and access != CONFIRM:
             resources.append(
                 {
                     "uri": f"{RESOURCE_SCHEME}{spec.name}",

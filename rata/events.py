@@ -1,0 +1,73 @@
+"""Events and channels: how an app hears what happened.
+
+    app.on(AgentCalled, lambda event: print(event.tool, event.ok))
+    app.subscribe("rata:mcp", lambda payload: window.post(payload))
+
+Listeners run synchronously, in the order added; one that raises is logged and the rest
+still run, so a broken listener never breaks a call.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("rata")
+
+MCP_CHANNEL = "rata:mcp"
+
+
+@dataclass(frozen=True)
+class AgentCalled:
+    """An agent called a tool (whatever the outcome)."""
+
+    tool: str
+    client: str
+    ok: bool
+    duration_ms: float = 0.0
+
+
+class Events:
+    """Typed event listeners and named channels."""
+
+    def __init__(self) -> None:
+        self._listeners: dict[type, list[Callable[[Any], None]]] = {}
+        self._channels: dict[str, list[Callable[[Any], None]]] = {}
+        self._lock = threading.Lock()
+
+    def on(self, event_type: type, listener: Callable[[Any], None]) -> None:
+        with self._lock:
+            self._listeners.setdefault(event_type, []).append(listener)
+
+    def emit(self, event: Any) -> None:
+        with self._lock:
+            listeners = list(self._listeners.get(type(event), ()))
+        _call_all(listeners, event, type(event).__name__)
+
+    def subscribe(self, channel: str, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Listen on a channel; returns a function that stops listening."""
+        with self._lock:
+            self._channels.setdefault(channel, []).append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._channels.get(channel, []):
+                    self._channels[channel].remove(listener)
+
+        return unsubscribe
+
+    def publish(self, channel: str, payload: Any) -> None:
+        with self._lock:
+            listeners = list(self._channels.get(channel, ()))
+        _call_all(listeners, payload, channel)
+
+
+def _call_all(listeners: list[Callable[[Any], None]], value: Any, what: str) -> None:
+    for listener in listeners:
+        try:
+            listener(value)
+        except Exception:  # noqa: BLE001 - one bad listener must not break the call that emitted
+            log.exception("a listener for %s failed", what)

@@ -1,0 +1,79 @@
+"""An app as an MCP server: its catalog projected to tools and resources, behind the dual-era core.
+
+    server = AppServer(app, send=transport_write).server
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from rata.app import App
+from rata.codegen.catalog import Catalog, build_catalog
+from rata.mcp import wire
+from rata.mcp.confirm import Confirmer
+from rata.mcp.methods import lifecycle, resources, subscriptions, tools
+from rata.mcp.server import Method, Server
+from rata.mcp.surface import tools_for
+from rata.mcp.wire import McpError
+from rata.ratelimit import Limiter
+
+MODERN_ONLY = frozenset({"modern"})
+LEGACY_ONLY = frozenset({"legacy"})
+
+
+class AppServer:
+    """Everything the method handlers of one app's server share."""
+
+    def __init__(self, app: App, *, send: Callable[[bytes], None], catalog: Catalog | None = None) -> None:
+        self.app = app
+        self.catalog = catalog if catalog is not None else build_catalog(app)
+        self.tools = {tool["name"]: tool for tool in self.catalog.tools}
+        self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
+        self._legacy_tools: list[dict[str, Any]] | None = None
+        mcp = app.mcp_config
+        self.instructions = mcp.instructions if mcp is not None else ""
+        self.limiter = Limiter(mcp.limit if mcp is not None else None)
+        self.confirmer = Confirmer(app.folder.ensure().token())
+        self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": False}}
+        self.subscriptions = subscriptions.Subscriptions(self)
+        self.server = Server(
+            {"name": app.name, "version": app.version},
+            self._methods(),
+            send=send,
+            capabilities=self.capabilities,
+            instructions=self.instructions,
+        )
+        self.server.on_cancel.append(self.subscriptions.cancel)
+        stop = app.live.listen(self.subscriptions.tables_changed)
+        self.server.on_close.append(stop)
+
+    def _methods(self) -> dict[str, Method]:
+        def row(handler: Callable[[AppServer, Any], dict[str, Any]], eras: frozenset[str] = frozenset({"modern", "legacy"}), blocking: bool = False) -> Method:
+            return Method(partial(handler, self), eras, blocking)
+
+        return {
+            "server/discover": row(lifecycle.discover, MODERN_ONLY),
+            "ping": row(lifecycle.ping, LEGACY_ONLY),
+            "tools/list": row(tools.list_tools),
+            "tools/call": row(tools.call_tool, blocking=True),
+            "resources/list": row(resources.list_resources),
+            "resources/templates/list": row(resources.list_templates),
+            "resources/read": row(resources.read_resource, blocking=True),
+            "subscriptions/listen": row(subscriptions.listen, MODERN_ONLY),
+            "resources/subscribe": row(subscriptions.subscribe, LEGACY_ONLY),
+            "resources/unsubscribe": row(subscriptions.unsubscribe, LEGACY_ONLY),
+        }
+
+    def tools_for(self, era: str) -> list[dict[str, Any]]:
+        if era == "modern":
+            return self.catalog.tools
+        if self._legacy_tools is None:
+            self._legacy_tools = tools_for(self.catalog, "legacy")
+        return self._legacy_tools
+
+    def check_cursor(self, call: Any) -> None:
+        """Every list fits one page, so no cursor is valid (an empty string is a cursor too)."""
+        if "cursor" in call.params and call.params["cursor"] is not None:
+            raise McpError(wire.INVALID_PARAMS, "Invalid params: unknown cursor; every list here fits in one page")

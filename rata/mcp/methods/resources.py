@@ -1,0 +1,44 @@
+"""``resources/list``, ``resources/read``, ``resources/templates/list``: live commands as resources."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from rata.dispatch import CommandRequest, Origin
+from rata.mcp import wire
+from rata.mcp.wire import McpError
+
+if TYPE_CHECKING:
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.server import Call
+
+LIST_TTL_MS = 3_600_000
+
+
+def list_resources(ctx: AppServer, call: Call) -> dict[str, Any]:
+    ctx.check_cursor(call)
+    return {"resources": ctx.catalog.resources, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+
+def list_templates(ctx: AppServer, call: Call) -> dict[str, Any]:
+    ctx.check_cursor(call)
+    return {"resourceTemplates": [], "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+
+def not_found(uri: Any, era: str) -> McpError:
+    code = wire.INVALID_PARAMS if era == "modern" else wire.RESOURCE_NOT_FOUND_LEGACY
+    return McpError(code, "Resource not found", {"uri": uri})
+
+
+def read_resource(ctx: AppServer, call: Call) -> dict[str, Any]:
+    uri = call.params.get("uri")
+    if not isinstance(uri, str):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+    resource = ctx.resources.get(uri)
+    if resource is None:
+        raise not_found(uri, call.era)
+    value = ctx.app.dispatch(CommandRequest(resource["name"], {}, Origin.agent(call.client_name)))
+    content = {"uri": uri, "mimeType": "application/json", "text": json.dumps(value, ensure_ascii=False)}
+    # Live data: stale at once, and it is this user's data.
+    return {"contents": [content], "ttlMs": 0, "cacheScope": "private"}

@@ -1,0 +1,91 @@
+"""Subscriptions to live resources: ``subscriptions/listen`` (2026-07-28) and ``resources/subscribe`` (2025-11-25).
+
+A listen is acknowledged first, with the part of its filter the server honours (only
+``resourceSubscriptions`` for known ``app://`` URIs: the tool and resource lists never change
+while the server runs). Every notification on it carries its subscription id. The client
+ends it with ``notifications/cancelled``; nothing more is sent for it after that.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from rata.mcp import wire
+from rata.mcp.methods.resources import not_found
+from rata.mcp.server import DEFERRED
+from rata.mcp.wire import McpError
+
+if TYPE_CHECKING:
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.server import Call
+
+MAX_LISTENS = 1024
+
+
+class Subscriptions:
+    """Open listen streams and legacy subscriptions; notified by the app's live registry."""
+
+    def __init__(self, ctx: AppServer) -> None:
+        self.ctx = ctx
+        self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str]]] = {}
+        self.legacy: set[str] = set()
+        self._lock = threading.Lock()
+
+    def cancel(self, request_id: Any) -> bool:
+        with self._lock:
+            return self.listens.pop((type(request_id).__name__, request_id), None) is not None
+
+    def tables_changed(self, written: frozenset[str]) -> None:
+        live = self.ctx.app.live
+        with self._lock:
+            listens = list(self.listens.values())
+            legacy = sorted(self.legacy)
+        server = self.ctx.server
+        for listen_id, uris in listens:
+            for uri in sorted(uris):
+                if live.affects(self.ctx.resources[uri]["name"], written):
+                    server.notify("notifications/resources/updated", {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "uri": uri})
+        for uri in legacy:
+            if live.affects(self.ctx.resources[uri]["name"], written):
+                server.notify("notifications/resources/updated", {"uri": uri})
+
+
+def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
+    wanted = call.params.get("notifications")
+    if not isinstance(wanted, dict):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "notifications" (an object) is required')
+    requested = wanted.get("resourceSubscriptions")
+    if requested is not None and (not isinstance(requested, list) or not all(isinstance(u, str) for u in requested)):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must be a list of URIs')
+    honored: dict[str, Any] = {}
+    uris = frozenset(u for u in requested or [] if u in ctx.resources)
+    if requested is not None:
+        honored["resourceSubscriptions"] = sorted(uris)
+    subs = ctx.subscriptions
+    with subs._lock:
+        if len(subs.listens) >= MAX_LISTENS:
+            raise McpError(wire.INTERNAL_ERROR, f"Too many open subscriptions (at most {MAX_LISTENS}); cancel one first")
+        subs.listens[(type(call.id).__name__, call.id)] = (call.id, uris)
+    ctx.server.notify("notifications/subscriptions/acknowledged", {"_meta": {wire.META_SUBSCRIPTION: call.id}, "notifications": honored})
+    return DEFERRED
+
+
+def subscribe(ctx: AppServer, call: Call) -> dict[str, Any]:
+    uri = call.params.get("uri")
+    if not isinstance(uri, str):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+    if uri not in ctx.resources:
+        raise not_found(uri, call.era)
+    with ctx.subscriptions._lock:
+        ctx.subscriptions.legacy.add(uri)
+    return {}
+
+
+def unsubscribe(ctx: AppServer, call: Call) -> dict[str, Any]:
+    uri = call.params.get("uri")
+    if not isinstance(uri, str):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+    with ctx.subscriptions._lock:
+        ctx.subscriptions.legacy.discard(uri)
+    return {}

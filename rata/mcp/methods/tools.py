@@ -1,0 +1,173 @@
+"""``tools/list`` and ``tools/call``: the app's granted commands, through the app's own dispatch.
+
+Protocol errors (JSON-RPC): an unknown or ungranted tool, malformed params. Everything the
+model can act on comes back as a result with ``isError: true``: arguments that fail the
+schema (one message per field), the command's `ValidationErrors`, any other failure of the
+command (its message; the traceback goes to the log), a rate limit, a refused confirmation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from rata.app import CONFIRM
+from rata.context import Ctx
+from rata.convert import Invalid, from_json_fields
+from rata.dispatch import CommandRequest, Origin
+from rata.events import MCP_CHANNEL, AgentCalled
+from rata.mcp import confirm, wire
+from rata.mcp.surface import RESULT_KEY, needs_wrapping
+from rata.mcp.wire import McpError
+from rata.validation import ValidationErrors
+
+if TYPE_CHECKING:
+    from rata.command import CommandSpec
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.server import Call
+
+log = logging.getLogger("rata.mcp")
+LIST_TTL_MS = 3_600_000
+
+
+def list_tools(ctx: AppServer, call: Call) -> dict[str, Any]:
+    ctx.check_cursor(call)
+    return {"tools": ctx.tools_for(call.era), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+
+def call_tool(ctx: AppServer, call: Call) -> dict[str, Any]:
+    name = call.params.get("name")
+    if not isinstance(name, str):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "name" must be a string')
+    arguments = call.params.get("arguments", {})
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise McpError(wire.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+    tool = ctx.tools.get(name)
+    if tool is None:
+        raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {name}")
+    spec = ctx.app.specs[name]
+    started = time.perf_counter()
+    outcome = "error"
+    try:
+        result, outcome = _call(ctx, call, spec, arguments)
+        return result
+    finally:
+        if outcome != "asked":
+            _report(ctx, call, name, outcome, started)
+
+
+def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    wait = ctx.limiter.take(spec.name)
+    if wait > 0:
+        limit = ctx.limiter.limit
+        assert limit is not None
+        return error_result(f"Rate limit for {spec.name}: {limit.calls} calls per {limit.per:g} s. Try again in {wait:.1f} s."), "rate-limited"
+    try:
+        kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], arguments)
+    except Invalid as invalid:
+        return validation_result(spec.name, ValidationErrors(invalid.errors)), "invalid"
+    confirmed = False
+    if ctx.app.agent_access(spec) == CONFIRM:
+        decision = _confirm(ctx, call, spec, arguments, kwargs)
+        if isinstance(decision, dict):
+            return decision, "asked"
+        if not decision:
+            return error_result(f"Not confirmed: the user did not allow {spec.name}. Nothing was done."), "declined"
+        confirmed = True
+    request = CommandRequest(spec.name, arguments, Origin.agent(call.client_name), confirmed=confirmed)
+    try:
+        value = ctx.app.dispatch(request)
+    except ValidationErrors as errors:
+        return validation_result(spec.name, errors), "invalid"
+    except Exception as error:  # noqa: BLE001 - any command failure is the model's to read
+        log.exception("tool %s failed", spec.name)
+        return error_result(f"{spec.name} failed: {_message(error)}"), "error"
+    return ok_result(value, ctx.tools[spec.name], call.era), "ok"
+
+
+def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
+    """True or False once the user answered; an input_required result while asking (modern)."""
+    message = confirmation_message(ctx, spec, arguments, kwargs)
+    if call.era == "legacy":
+        if not call.can_elicit("form"):
+            return error_result(
+                f"{spec.name} needs the user's confirmation, and this client cannot ask for it (it did not declare "
+                "the elicitation capability). Ask the user to do this in the app, or use a client that supports elicitation."
+            )
+        try:
+            answer = call.ask_client("elicitation/create", confirm.elicitation(message), confirm.LEGACY_TIMEOUT_SECONDS)
+        except McpError as error:
+            log.warning("confirmation of %s failed: %s", spec.name, error.message)
+            return False
+        return confirm.accepted(answer) is True
+    state = call.params.get("requestState")
+    if state is not None:
+        ctx.confirmer.check(state, spec.name, arguments)
+        responses = call.params.get("inputResponses")
+        answer = confirm.accepted(responses.get(confirm.INPUT_KEY)) if isinstance(responses, dict) else None
+        if answer is not None:
+            return answer
+    elif not call.can_elicit("form"):
+        raise McpError(
+            wire.MISSING_CAPABILITY,
+            f"{spec.name} needs the user's confirmation, which requires the elicitation capability",
+            {"requiredCapabilities": {"elicitation": {}}},
+        )
+    return {
+        "resultType": "input_required",
+        "inputRequests": {confirm.INPUT_KEY: {"method": "elicitation/create", "params": confirm.elicitation(message)}},
+        "requestState": ctx.confirmer.issue(spec.name, arguments),
+    }
+
+
+def confirmation_message(ctx: AppServer, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
+    custom = spec.confirm_message
+    if custom is not None:
+        try:
+            if callable(custom):
+                return str(custom(Ctx(ctx.app, CommandRequest(spec.name, arguments)), **kwargs))
+            return custom.format(**kwargs)
+        except Exception:  # noqa: BLE001 - a broken message must not block the default one
+            log.exception("confirm_message of %s failed; using the default", spec.name)
+    summary = spec.description.split("\n\n")[0] if spec.description else spec.name
+    shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    return f"An agent wants to run {spec.name}({shown}): {summary} Allow it?"
+
+
+def ok_result(value: Any, tool: dict[str, Any], era: str) -> dict[str, Any]:
+    """structuredContent (wrapped under "result" for 2025-11-25 when not an object) plus the same JSON as text."""
+    result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(value, ensure_ascii=False)}]}
+    output_schema = tool.get("outputSchema")
+    if output_schema is None:
+        return result
+    result["structuredContent"] = {RESULT_KEY: value} if era == "legacy" and needs_wrapping(output_schema) else value
+    return result
+
+
+def validation_result(tool: str, errors: ValidationErrors) -> dict[str, Any]:
+    lines = [f"Invalid arguments for {tool}; fix these and call it again:"]
+    for field, messages in errors.to_dict().items():
+        for message in messages:
+            lines.append(f"- {field}: {message}" if field else f"- {message}")
+    return error_result("\n".join(lines))
+
+
+def error_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _message(error: BaseException) -> str:
+    text = str(error).strip()
+    return text if text else type(error).__name__
+
+
+def _report(ctx: AppServer, call: Call, tool: str, outcome: str, started: float) -> None:
+    duration_ms = round((time.perf_counter() - started) * 1000, 3)
+    ok = outcome == "ok"
+    log.info("tool call", extra={"tool": tool, "client": call.client_name, "outcome": outcome, "duration_ms": duration_ms})
+    ctx.app.events.emit(AgentCalled(tool, call.client_name, ok, duration_ms))
+    ctx.app.events.publish(MCP_CHANNEL, {"type": "agent_called", "tool": tool, "client": call.client_name, "ok": ok, "outcome": outcome})

@@ -1,0 +1,375 @@
+"""The dual-era MCP server core: classify each message, route it through one method table, answer once.
+
+    server = Server(info, methods, send=transport.send)
+    server.receive(line)          # for each line read; never raises
+
+Both eras on one process, as the specification allows:
+
+- a request whose ``params._meta`` carries ``io.modelcontextprotocol/...`` keys is served
+  statelessly under 2026-07-28 rules (envelope -> version -> method -> handler);
+- ``initialize`` starts a 2025-11-25 session scoped to this process.
+
+Once a non-discover modern request has been served the connection is modern: a later
+``initialize`` gets -32022. Once ``initialize`` has been answered, enveloped requests get
+-32600. Light methods run on the reading thread; ``tools/call`` and ``resources/read``
+run on worker threads, so a slow command never holds up other requests or a listen
+stream, and responses may come out of order. Every request is answered exactly once,
+unless the client cancelled it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rata.mcp import wire
+from rata.mcp.wire import McpError
+
+log = logging.getLogger("rata.mcp")
+
+Handler = Callable[["Call"], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A row of the method table: the handler, the eras it exists in, and whether it may block."""
+
+    handler: Handler
+    eras: frozenset[str] = frozenset({"modern", "legacy"})
+    blocking: bool = False
+
+
+@dataclass
+class Call:
+    """One request being served."""
+
+    server: Server
+    id: Any
+    method: str
+    params: dict[str, Any]
+    era: str
+    capabilities: dict[str, Any]
+    client: dict[str, Any] | None
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def client_name(self) -> str:
+        name = (self.client or {}).get("name")
+        return name if isinstance(name, str) and name else "unknown"
+
+    def can_elicit(self, mode: str = "form") -> bool:
+        """Whether the client declared elicitation in this mode (``{}`` means form only)."""
+        elicitation = self.capabilities.get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        if not elicitation:
+            return mode == "form"
+        return isinstance(elicitation.get(mode), dict)
+
+    def ask_client(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a request to a 2025-11-25 client and wait for its result (raises McpError on error or timeout)."""
+        return self.server.request_client(method, params, timeout)
+
+
+class Server:
+    """Routes lines to handlers and writes exactly one answer per request."""
+
+    def __init__(
+        self,
+        info: dict[str, str],
+        methods: dict[str, Method],
+        *,
+        send: Callable[[bytes], None],
+        capabilities: dict[str, Any],
+        instructions: str = "",
+        workers: int = 8,
+    ) -> None:
+        self.info = info
+        self.methods = methods
+        self.capabilities = capabilities
+        self.instructions = instructions
+        self._send_bytes = send
+        self._max_workers = workers
+        self.era: str | None = None
+        self.initialized = False
+        self.legacy_capabilities: dict[str, Any] = {}
+        self.legacy_client: dict[str, Any] | None = None
+        self._active: dict[tuple[str, Any], Call] = {}
+        self._pending: dict[str, tuple[threading.Event, list[Any]]] = {}
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[Call | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._ids = itertools.count(1)
+        self.on_cancel: list[Callable[[Any], bool]] = []
+        """Hooks for cancels of things that are not running calls (listen streams); return True if handled."""
+        self.on_close: list[Callable[[], None]] = []
+
+    # --- output ---
+
+    def send(self, message: dict[str, Any]) -> None:
+        self._send_bytes(wire.encode(message))
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send(wire.notification(method, params))
+
+    # --- input ---
+
+    def receive(self, line: bytes) -> None:
+        """Handle one line from the client. Never raises: every problem becomes the right answer or nothing."""
+        if not line.strip():
+            return
+        try:
+            incoming = wire.parse_line(line)
+        except wire.FrameError as problem:
+            self.send(wire.error_response(problem.id, problem.error, problem.has_id))
+            return
+        try:
+            if incoming.kind == "notification":
+                self._notification(incoming)
+            elif incoming.kind == "response":
+                self._response(incoming)
+            else:
+                self._request(incoming)
+        except Exception:  # noqa: BLE001 - the top-level handler: log, answer, keep serving
+            log.exception("unexpected failure handling %s", incoming.method or "a response")
+            if incoming.kind == "request":
+                self.send(wire.error_response(incoming.id, McpError(wire.INTERNAL_ERROR, "Internal error")))
+
+    def oversized(self) -> None:
+        """The transport read a line over the size cap and dropped it."""
+        self.send(
+            wire.error_response(
+                None,
+                McpError(wire.INVALID_REQUEST, f"Invalid Request: the message is longer than {wire.MAX_LINE_BYTES} bytes and was skipped"),
+                has_id=False,
+            )
+        )
+
+    def _notification(self, incoming: wire.Incoming) -> None:
+        params = incoming.params or {}
+        if incoming.method == "notifications/initialized":
+            return
+        if incoming.method == "notifications/cancelled":
+            request_id = params.get("requestId")
+            if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+                return
+            with self._lock:
+                call = self._active.get(_key(request_id))
+            if call is not None:
+                call.cancelled.set()
+                return
+            for hook in self.on_cancel:
+                if hook(request_id):
+                    return
+        # every other notification is ignored, as the specification says
+
+    def _response(self, incoming: wire.Incoming) -> None:
+        key = str(incoming.id)
+        with self._lock:
+            pending = self._pending.pop(key, None)
+        if pending is None:
+            return
+        event, holder = pending
+        holder.append(incoming)
+        event.set()
+
+    def _request(self, incoming: wire.Incoming) -> None:
+        params = incoming.params if isinstance(incoming.params, dict) else {}
+        meta = params.get("_meta")
+        if incoming.method == "initialize":
+            self._initialize(incoming, params)
+            return
+        enveloped = isinstance(meta, dict) and any(isinstance(k, str) and k.startswith("io.modelcontextprotocol/") for k in meta)
+        if enveloped or self.era == "modern":
+            self._modern(incoming, params, meta if isinstance(meta, dict) else None)
+        else:
+            self._legacy(incoming, params)
+
+    # --- the two eras ---
+
+    def _modern(self, incoming: wire.Incoming, params: dict[str, Any], meta: dict[str, Any] | None) -> None:
+        if self.era == "legacy":
+            raise_to = McpError(wire.INVALID_REQUEST, "Invalid Request: this connection negotiated 2025-11-25 with initialize; send requests without the 2026-07-28 envelope")
+            self.send(wire.error_response(incoming.id, raise_to))
+            return
+        try:
+            capabilities, client = _check_envelope(meta)
+            if incoming.method in wire.REMOVED_IN_MODERN:
+                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method} does not exist in {wire.MODERN}")
+            method = self.methods.get(incoming.method)
+            if method is None or "modern" not in method.eras:
+                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method}")
+        except McpError as error:
+            self.send(wire.error_response(incoming.id, error))
+            return
+        if incoming.method != "server/discover":
+            self.era = "modern"
+        call = Call(self, incoming.id, incoming.method, params, "modern", capabilities, client)
+        self._start(call, method)
+
+    def _legacy(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
+        method = self.methods.get(incoming.method)
+        if incoming.method != "ping" and not self.initialized:
+            error = McpError(
+                wire.INVALID_PARAMS,
+                f"Invalid params: {incoming.method} before initialize; send initialize first, or put the {wire.MODERN} envelope in params._meta",
+            )
+            self.send(wire.error_response(incoming.id, error))
+            return
+        if method is None or "legacy" not in method.eras:
+            self.send(wire.error_response(incoming.id, McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method}")))
+            return
+        call = Call(self, incoming.id, incoming.method, params, "legacy", self.legacy_capabilities, self.legacy_client)
+        self._start(call, method)
+
+    def _initialize(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
+        requested = params.get("protocolVersion")
+        if self.era == "modern":
+            error = McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version: this connection is using 2026-07-28", {"supported": list(wire.MODERN_VERSIONS), "requested": requested})
+            self.send(wire.error_response(incoming.id, error))
+            return
+        capabilities = params.get("capabilities")
+        client = params.get("clientInfo")
+        if not isinstance(requested, str) or not isinstance(capabilities, dict) or not isinstance(client, dict):
+            error = McpError(wire.INVALID_PARAMS, "Invalid params: initialize needs protocolVersion (string), capabilities (object) and clientInfo (object)")
+            self.send(wire.error_response(incoming.id, error))
+            return
+        self.era = "legacy"
+        self.initialized = True
+        self.legacy_capabilities = capabilities
+        self.legacy_client = client
+        # One handshake version is served, whatever was asked (2026-07-28 included): the newest.
+        result: dict[str, Any] = {"protocolVersion": wire.LEGACY, "capabilities": self.capabilities, "serverInfo": self.info}
+        if self.instructions:
+            result["instructions"] = self.instructions
+        self.send(wire.response(incoming.id, result))
+
+    # --- running calls ---
+
+    def _start(self, call: Call, method: Method) -> None:
+        with self._lock:
+            self._active[_key(call.id)] = call
+        if method.blocking:
+            self._queue.put(call)
+            self._ensure_workers()
+        else:
+            self._run(call)
+
+    def _ensure_workers(self) -> None:
+        with self._lock:
+            if self._queue.qsize() <= self._idle or len(self._threads) >= self._max_workers:
+                return
+            thread = threading.Thread(target=self._work, name=f"rata-mcp-{len(self._threads) + 1}", daemon=True)
+            self._threads.append(thread)
+        thread.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            call = self._queue.get()
+            with self._lock:
+                self._idle -= 1
+            if call is None:
+                return
+            self._run(call)
+
+    def _run(self, call: Call) -> None:
+        method = self.methods[call.method]
+        try:
+            result = method.handler(call)
+        except McpError as error:
+            self._finish(call, None, error)
+        except Exception:  # noqa: BLE001 - a handler fault must not take the server down
+            log.exception("internal error in %s", call.method)
+            self._finish(call, None, McpError(wire.INTERNAL_ERROR, "Internal error"))
+        else:
+            self._finish(call, result, None)
+
+    def _finish(self, call: Call, result: dict[str, Any] | None, error: McpError | None) -> None:
+        with self._lock:
+            self._active.pop(_key(call.id), None)
+        if call.cancelled.is_set():
+            return  # the client cancelled: nothing more is sent for this request
+        if error is not None:
+            self.send(wire.error_response(call.id, error))
+            return
+        assert result is not None
+        if result is DEFERRED:
+            return  # the handler answers later (a listen stream)
+        self.send(wire.response(call.id, self.shape(result, call.era)))
+
+    def shape(self, result: dict[str, Any], era: str) -> dict[str, Any]:
+        """A result as this era wants it: modern gets resultType and serverInfo; legacy loses 2026-only keys."""
+        if era == "modern":
+            shaped = dict(result)
+            shaped.setdefault("resultType", "complete")
+            meta = dict(shaped.get("_meta") or {})
+            meta[wire.META_SERVER] = self.info
+            shaped["_meta"] = meta
+            return shaped
+        return {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
+
+    def request_client(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a server->client request (2025-11-25 only) and wait for the answer."""
+        request_id = f"rata-{next(self._ids)}"
+        event = threading.Event()
+        holder: list[Any] = []
+        with self._lock:
+            self._pending[request_id] = (event, holder)
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        if not event.wait(timeout):
+            with self._lock:
+                self._pending.pop(request_id, None)
+            raise McpError(wire.INTERNAL_ERROR, f"the client did not answer {method} within {timeout:g} s")
+        answer: wire.Incoming = holder[0]
+        if answer.error is not None:
+            error = answer.error if isinstance(answer.error, dict) else {}
+            raise McpError(int(error.get("code", wire.INTERNAL_ERROR)), str(error.get("message", "client error")))
+        return answer.result if isinstance(answer.result, dict) else {}
+
+    def close(self, grace: float = 5.0) -> None:
+        """Stop: let queued and running calls finish (up to `grace` seconds in all), then run the close hooks."""
+        import time
+
+        deadline = time.monotonic() + grace
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for hook in self.on_close:
+            hook()
+
+
+DEFERRED: dict[str, Any] = {}
+"""Returned by a handler that will answer (or never answer) the request itself."""
+
+
+def _key(request_id: Any) -> tuple[str, Any]:
+    return (type(request_id).__name__, request_id)
+
+
+def _check_envelope(meta: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Validate the 2026-07-28 per-request envelope; return (client capabilities, client info)."""
+    if meta is None:
+        raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing; 2026-07-28 requests carry {wire.META_VERSION} and {wire.META_CAPABILITIES}")
+    missing = [key for key in (wire.META_VERSION, wire.META_CAPABILITIES) if key not in meta]
+    if missing:
+        raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing the required envelope key(s): {', '.join(missing)}")
+    version = meta[wire.META_VERSION]
+    if version not in wire.MODERN_VERSIONS:
+        raise McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version", {"supported": list(wire.MODERN_VERSIONS), "requested": version if isinstance(version, str) else str(version)})
+    capabilities = meta[wire.META_CAPABILITIES]
+    if not isinstance(capabilities, dict):
+        raise McpError(wire.INVALID_PARAMS, f"Invalid params: {wire.META_CAPABILITIES} must be an object")
+    level = meta.get(wire.META_LOG_LEVEL)
+    if level is not None and level not in wire.LOG_LEVELS:
+        raise McpError(wire.INVALID_PARAMS, f"Invalid params: {wire.META_LOG_LEVEL} must be one of {', '.join(wire.LOG_LEVELS)}")
+    client = meta.get(wire.META_CLIENT)
+    return capabilities, client if isinstance(client, dict) else None
