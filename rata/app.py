@@ -245,6 +245,7 @@ class App:
 
     def _invoke(self, request: CommandRequest) -> Any:
         spec = self.spec(request.command)
+        self._authorize(spec, request)  # again: a middleware may have handed on a different request
         try:
             kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], request.args)
         except Invalid as invalid:

@@ -261,11 +261,11 @@ def check_constraints(field: Field, value: Any) -> list[str]:
         if field.multiple_of is not None and field.multiple_of and not _is_multiple(value, field.multiple_of):
             problems.append(f"must be a multiple of {_num(field.multiple_of)}")
     if isinstance(value, (str, list, tuple, set, frozenset, dict)):
-        noun = "characters" if isinstance(value, str) else "items"
+        noun = "character" if isinstance(value, str) else "item"
         if field.min_length is not None and len(value) < field.min_length:
-            problems.append(f"must have at least {field.min_length} {noun}")
+            problems.append(f"must have at least {field.min_length} {noun}{'' if field.min_length == 1 else 's'}")
         if field.max_length is not None and len(value) > field.max_length:
-            problems.append(f"must have at most {field.max_length} {noun}")
+            problems.append(f"must have at most {field.max_length} {noun}{'' if field.max_length == 1 else 's'}")
     if isinstance(value, str) and field.pattern is not None and not re.search(field.pattern, value):
         problems.append(f"must match the pattern {field.pattern!r}")
     return problems

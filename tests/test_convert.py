@@ -418,8 +418,8 @@ def test_a_number_that_breaks_a_constraint_is_refused(constraint: Field, value: 
         (Annotated[str, Field(min_length=2)], "a", "must have at least 2 characters"),
         (Annotated[str, Field(max_length=2)], "abc", "must have at most 2 characters"),
         (Annotated[str, Field(pattern="^[a-z]+$")], "Abc", "must match the pattern '^[a-z]+$'"),
-        (Annotated[list[int], Field(min_length=1)], [], "must have at least 1 items"),
-        (Annotated[dict[str, int], Field(max_length=1)], {"a": 1, "b": 2}, "must have at most 1 items"),
+        (Annotated[list[int], Field(min_length=1)], [], "must have at least 1 item"),
+        (Annotated[dict[str, int], Field(max_length=1)], {"a": 1, "b": 2}, "must have at most 1 item"),
     ],
 )
 def test_a_length_or_pattern_that_breaks_a_constraint_is_refused(hint: Any, value: Any, message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Optional
 
@@ -17,6 +18,11 @@ app = typer.Typer(help="The app's MCP server: inspect what agents see.", no_args
 EXIT_LINT = 3
 
 
+class Era(str, enum.Enum):
+    modern = "modern"
+    legacy = "legacy"
+
+
 class LintFailed(RataError):
     exit_code = EXIT_LINT
 
@@ -26,7 +32,7 @@ class LintFailed(RataError):
 def inspect(
     app_spec: Optional[str] = AppOption,
     as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
-    era: str = typer.Option("modern", "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
+    era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
     tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full."),
     strict: bool = typer.Option(False, "--strict", help="Exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
@@ -35,7 +41,7 @@ def inspect(
     from rata.loader import load_app
     from rata.mcp.inspection import check_surface, inspect_app
 
-    result = inspect_app(load_app(app_spec).app, era)
+    result = inspect_app(load_app(app_spec).app, era.value)
     if check is not None:
         drift = check_surface(result, check)
         if drift:
@@ -44,7 +50,7 @@ def inspect(
             render_drift(console(stderr=True), drift)
             raise DriftError(
                 f"The agent-facing surface drifted from {str(check)!r}.",
-                hint=f"If the change is intended, save it again: rata mcp inspect --json{' --era legacy' if era == 'legacy' else ''} > {check}",
+                hint=f"If the change is intended, save it again: rata mcp inspect --json{' --era legacy' if era is Era.legacy else ''} > {check}",
             )
         console().print(safe(f"The surface matches {check}.", "ok"))
     elif as_json:

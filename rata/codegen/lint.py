@@ -91,7 +91,7 @@ def _names(catalog: Catalog, server: str) -> list[Finding]:
                 Finding(
                     "name-charset", "warning", name, "/name",
                     f"{name!r} has characters outside A-Z, a-z, 0-9, '_' and '-': Claude Desktop refuses such tools and other clients rewrite them.",
-                    "Use only letters, digits and '_' in command names (@command(name=...)).",
+                    "Use only letters, digits, '_' and '-' in command names (@command(name=...)).",
                 )
             )
         renamed = client_name(name)

@@ -93,9 +93,9 @@ def test_the_legacy_era_wraps_non_object_outputs_under_result(rata):
     assert legacy["tools"][2]["outputSchema"] == modern["tools"][2]["outputSchema"]  # already an object
 
 
-def test_an_unknown_era_is_a_clear_error(rata):
+def test_an_unknown_era_is_a_usage_error(rata):
     result = rata("mcp", "inspect", "--app", str(CRM), "--era", "2024")
-    assert result.exit_code == 1 and "--era modern" in result.stderr
+    assert result.exit_code == 2 and "'modern'" in result.stderr and "'legacy'" in result.stderr
 
 
 def test_check_passes_on_a_saved_surface_and_fails_with_a_diff_when_it_drifted(rata, tmp_path):
