@@ -88,3 +88,16 @@ def _unknown_tool(name: str, result: object) -> ConfigError:
         return ConfigError(f"{name!r} is a command but not a tool: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
     close = difflib.get_close_matches(name, names, n=1)
     return ConfigError(f"There is no tool named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Tools: {', '.join(names) or 'none'}.")
+
+
+@app.command("serve")
+@edge
+def serve(app_spec: Optional[str] = AppOption) -> None:
+    """Serve the app's MCP server on stdio (both protocol eras), as `<app> --mcp` does."""
+    from rata.cli.appmain import serve_mcp
+    from rata.loader import load_app
+    from rata.logs import configure_logging
+
+    target = load_app(app_spec).app
+    configure_logging(target.folder, target.name)
+    raise typer.Exit(serve_mcp(target))

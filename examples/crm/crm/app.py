@@ -112,7 +112,12 @@ def customers_update(ctx: Ctx, id: int, name: str | None = None, email: str | No
     return _find(ctx, id)
 
 
-@command(can="customers.delete")
+def _delete_question(ctx: Ctx, id: int) -> str:
+    row = ctx.db.execute("SELECT name FROM customers WHERE id = ?", (id,)).fetchone()
+    return f"Delete customer #{id}, {row['name']}?" if row else f"Delete customer #{id} (no such customer)?"
+
+
+@command(can="customers.delete", confirm_message=_delete_question)
 def customers_delete(ctx: Ctx, id: int) -> None:
     """Delete a customer.
 

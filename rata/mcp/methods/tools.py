@@ -127,12 +127,16 @@ def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str,
 def confirmation_message(ctx: AppServer, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
     custom = spec.confirm_message
     if custom is not None:
+        helper = Ctx(ctx.app, CommandRequest(spec.name, arguments))
         try:
             if callable(custom):
-                return str(custom(Ctx(ctx.app, CommandRequest(spec.name, arguments)), **kwargs))
+                return str(custom(helper, **kwargs))
             return custom.format(**kwargs)
         except Exception:  # noqa: BLE001 - a broken message must not block the default one
             log.exception("confirm_message of %s failed; using the default", spec.name)
+        finally:
+            if helper._db is not None:
+                helper._db.set_authorizer(None)
     summary = spec.description.split("\n\n")[0] if spec.description else spec.name
     shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return f"An agent wants to run {spec.name}({shown}): {summary} Allow it?"

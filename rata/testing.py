@@ -1,0 +1,292 @@
+"""Test what an agent sees: an MCP client over the app's real server code.
+
+    from rata.testing import AgentClient
+
+    with AgentClient(app) as agent:                      # in-process, the same server code as `crm --mcp`
+        assert [t["name"] for t in agent.list_tools()] == [...]
+        ada = agent.call("customers_store", {"name": "Ada", "email": "ada@example.com"})
+        assert ada.data["id"] == 1
+        agent.call("customers_delete", {"id": 1}, confirm=True)   # answers the confirmation
+        assert agent.read("app://customers_index") == []
+
+    with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
+        ...
+
+`era="legacy"` speaks 2025-11-25 (``initialize`` first). Every message goes through the JSON
+line framing, so what a test sees is byte for byte what a client would.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rata.app import App
+from rata.mcp import wire
+from rata.mcp.wire import McpError
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class ConfirmationRequested(AssertionError):
+    """The server asked the user to confirm and the test did not say how to answer (pass confirm=True/False)."""
+
+
+@dataclass
+class ToolResult:
+    """A `tools/call` result: `data` is the structured content (or the text parsed as JSON)."""
+
+    raw: dict[str, Any]
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.raw.get("isError"))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.get("text", "") for block in self.raw.get("content", []) if block.get("type") == "text")
+
+    @property
+    def data(self) -> Any:
+        if "structuredContent" in self.raw:
+            return self.raw["structuredContent"]
+        try:
+            return json.loads(self.text)
+        except json.JSONDecodeError:
+            return None
+
+
+@dataclass
+class Listen:
+    """An open ``subscriptions/listen`` stream (or, in the legacy era, the session's updates)."""
+
+    client: AgentClient
+    id: Any
+    honored: dict[str, Any] = field(default_factory=dict)
+
+    def updates(self) -> list[str]:
+        """The URIs reported updated on this stream so far."""
+        return [n["params"]["uri"] for n in self.client.notifications_for(self.id) if n["method"] == "notifications/resources/updated"]
+
+    def wait_for_update(self, uri: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.client._wait(lambda: uri in self.updates(), timeout, f"no notifications/resources/updated for {uri}")
+
+    def close(self) -> None:
+        if self.client.era == "modern":
+            self.client.notify("notifications/cancelled", {"requestId": self.id})
+        else:
+            for uri in self.honored.get("resourceSubscriptions", []):
+                self.client.request("resources/unsubscribe", {"uri": uri})
+
+    def __enter__(self) -> Listen:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AgentClient:
+    """A small MCP client for tests, speaking either era, in-process or to a subprocess."""
+
+    def __init__(
+        self,
+        app: App | None = None,
+        *,
+        era: str = "modern",
+        client: str = "rata-testing",
+        elicitation: bool = True,
+        timeout: float = DEFAULT_TIMEOUT,
+        _transport: Callable[[AgentClient], Callable[[bytes], None]] | None = None,
+    ) -> None:
+        if era not in ("modern", "legacy"):
+            raise ValueError(f"era must be 'modern' or 'legacy', not {era!r}")
+        self.era = era
+        self.client_info = {"name": client, "version": "1.0"}
+        self.capabilities: dict[str, Any] = {"elicitation": {"form": {}}} if elicitation else {}
+        self.timeout = timeout
+        self.notifications: list[dict[str, Any]] = []
+        self._responses: dict[Any, dict[str, Any]] = {}
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self._answer: bool | None = None
+        self._unanswered: str | None = None
+        self._server: Any = None
+        if _transport is not None:
+            self._write = _transport(self)
+        else:
+            if app is None:
+                raise ValueError("AgentClient needs an app (or use AgentClient.spawn)")
+            from rata.mcp.app_server import AppServer
+
+            self._server = AppServer(app, send=self._on_bytes).server
+            self._write = self._server.receive
+        if era == "legacy":
+            self.server_info = self.request(
+                "initialize", {"protocolVersion": wire.LEGACY, "capabilities": self.capabilities, "clientInfo": self.client_info}
+            )
+            self.notify("notifications/initialized")
+
+    @classmethod
+    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, **options: Any) -> AgentClient:
+        """A client talking to a server process over its stdin and stdout."""
+        process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+        def transport(client: AgentClient) -> Callable[[bytes], None]:
+            def pump() -> None:
+                assert process.stdout is not None
+                for line in process.stdout:
+                    client._on_bytes(line)
+
+            threading.Thread(target=pump, daemon=True).start()
+            client._process = process
+
+            def write(data: bytes) -> None:
+                assert process.stdin is not None
+                process.stdin.write(data if data.endswith(b"\n") else data + b"\n")
+                process.stdin.flush()
+
+            return write
+
+        return cls(None, _transport=transport, **options)
+
+    # --- plumbing ---
+
+    def _on_bytes(self, data: bytes) -> None:
+        message = json.loads(data)
+        if "method" in message and "id" in message:
+            self._answer_server_request(message)
+            return
+        with self._cond:
+            if "method" in message:
+                self.notifications.append(message)
+            else:
+                self._responses[message.get("id")] = message
+            self._cond.notify_all()
+
+    def _answer_server_request(self, message: dict[str, Any]) -> None:
+        if message["method"] == "elicitation/create":
+            if self._answer is None:
+                self._unanswered = message["params"].get("message", "")
+            answer = {"action": "accept", "content": {"confirm": True}} if self._answer else {"action": "decline"}
+            reply = wire.response(message["id"], answer)
+        else:
+            reply = wire.error_response(message["id"], McpError(wire.METHOD_NOT_FOUND, f"the test client does not answer {message['method']}"))
+        self._write(wire.encode(reply))
+
+    def _wait(self, ready: Callable[[], bool], timeout: float, what: str) -> None:
+        with self._cond:
+            if not self._cond.wait_for(ready, timeout):
+                raise TimeoutError(f"{what} within {timeout:g} s")
+
+    def _meta(self) -> dict[str, Any]:
+        return {wire.META_VERSION: wire.MODERN, wire.META_CAPABILITIES: self.capabilities, wire.META_CLIENT: self.client_info}
+
+    def send_line(self, line: bytes) -> None:
+        """Write one raw line to the server (for wire-level tests)."""
+        self._write(line)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._write(wire.encode(wire.notification(method, params)))
+
+    def request_raw(self, method: str, params: dict[str, Any] | None = None, *, envelope: bool | None = None) -> dict[str, Any]:
+        """Send a request and return the whole response message (result or error)."""
+        request_id = next(self._ids)
+        params = dict(params or {})
+        if envelope if envelope is not None else (self.era == "modern" and method != "initialize"):
+            params["_meta"] = {**self._meta(), **params.get("_meta", {})}
+        self._write(wire.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}))
+        self._wait(lambda: request_id in self._responses, self.timeout, f"no answer to {method}")
+        with self._cond:
+            return self._responses.pop(request_id)
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a request and return its result; a JSON-RPC error raises `McpError`."""
+        message = self.request_raw(method, params)
+        if "error" in message:
+            error = message["error"]
+            raise McpError(error["code"], error["message"], error.get("data"))
+        return message["result"]
+
+    def notifications_for(self, subscription: Any) -> list[dict[str, Any]]:
+        with self._cond:
+            if self.era == "legacy":
+                return [n for n in self.notifications if "params" in n and wire.META_SUBSCRIPTION not in n.get("params", {}).get("_meta", {})]
+            return [n for n in self.notifications if n.get("params", {}).get("_meta", {}).get(wire.META_SUBSCRIPTION) == subscription]
+
+    # --- what a test calls ---
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return self.request("tools/list")["tools"]
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        return self.request("resources/list")["resources"]
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, *, confirm: bool | None = None) -> ToolResult:
+        """Call a tool. If the user must confirm, `confirm` is the answer (True: accept, False: decline)."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        self._answer = confirm
+        self._unanswered = None
+        try:
+            result = self.request("tools/call", params)
+            if self._unanswered is not None:
+                raise ConfirmationRequested(f"{name} asks the user: {self._unanswered!r}; pass confirm=True or False (it was declined)")
+            rounds = 0
+            while result.get("resultType") == "input_required":
+                if confirm is None:
+                    request = result["inputRequests"][next(iter(result["inputRequests"]))]
+                    raise ConfirmationRequested(f"{name} asks the user: {request['params']['message']!r}; pass confirm=True or False")
+                rounds += 1
+                if rounds > 5:
+                    raise AssertionError(f"{name} kept asking for input")
+                answer = {"action": "accept", "content": {"confirm": True}} if confirm else {"action": "decline"}
+                responses = {key: answer for key in result.get("inputRequests", {})}
+                result = self.request("tools/call", {**params, "inputResponses": responses, "requestState": result["requestState"]})
+        finally:
+            self._answer = None
+        return ToolResult(result)
+
+    def read(self, uri: str) -> Any:
+        """Read a resource and return its JSON content."""
+        contents = self.request("resources/read", {"uri": uri})["contents"]
+        return json.loads(contents[0]["text"])
+
+    def listen(self, *uris: str) -> Listen:
+        """Subscribe to updates of these resources (a listen stream, or resources/subscribe in the legacy era)."""
+        if self.era == "legacy":
+            for uri in uris:
+                self.request("resources/subscribe", {"uri": uri})
+            return Listen(self, None, {"resourceSubscriptions": list(uris)})
+        listen_id = f"listen-{next(self._ids)}"
+        params = {"_meta": self._meta(), "notifications": {"resourceSubscriptions": list(uris)}}
+        self._write(wire.encode({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params}))
+        acks = lambda: [n for n in self.notifications_for(listen_id) if n["method"] == "notifications/subscriptions/acknowledged"]  # noqa: E731
+        self._wait(lambda: bool(acks()) or listen_id in self._responses, self.timeout, "no acknowledgement of subscriptions/listen")
+        with self._cond:
+            if listen_id in self._responses:
+                error = self._responses.pop(listen_id).get("error", {})
+                raise McpError(error.get("code", wire.INTERNAL_ERROR), error.get("message", "listen failed"), error.get("data"))
+        return Listen(self, listen_id, acks()[0]["params"]["notifications"])
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        process = getattr(self, "_process", None)
+        if process is not None:
+            process.stdin.close()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()
+
+    def __enter__(self) -> AgentClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
