@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import logging.handlers
+import os
 from pathlib import Path
 
 from rata.folder import AppFolder
@@ -40,6 +40,42 @@ class JsonLinesFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+class RotatingJsonLines(logging.FileHandler):
+    """Appends lines; past `max_bytes` the file becomes NAME.1 (NAME.1 becomes NAME.2, ...), `backups` kept.
+
+    The standard library has this as `logging.handlers.RotatingFileHandler`; that module pulls
+    in sockets, pickle and queues, which a server that must start fast does not need.
+    """
+
+    def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
+        super().__init__(path, mode="a", encoding="utf-8", delay=True)
+        self.maxBytes = max_bytes
+        self.backupCount = backups
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if self.stream is None:
+                self.stream = self._open()
+            if self.stream.tell() >= self.maxBytes:
+                self._rotate()
+        except OSError:
+            self.handleError(record)
+            return
+        super().emit(record)
+
+    def _rotate(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None  # type: ignore[assignment]
+        base = self.baseFilename
+        for i in range(self.backupCount - 1, 0, -1):
+            if os.path.exists(f"{base}.{i}"):
+                os.replace(f"{base}.{i}", f"{base}.{i + 1}")
+        if self.backupCount > 0 and os.path.exists(base):
+            os.replace(base, f"{base}.1")
+        self.stream = self._open()
+
+
 def _plain(value: object) -> object:
     try:
         json.dumps(value)
@@ -59,9 +95,9 @@ def configure_logging(folder: AppFolder, name: str, level: int = logging.INFO) -
     for logger_name in (name, "rata"):
         logger = logging.getLogger(logger_name)
         for handler in logger.handlers:
-            if isinstance(handler, logging.handlers.RotatingFileHandler) and Path(handler.baseFilename) == path:
+            if isinstance(handler, RotatingJsonLines) and Path(handler.baseFilename) == path:
                 return handler
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    handler = RotatingJsonLines(path)
     handler.setFormatter(JsonLinesFormatter())
     for logger_name in (name, "rata"):
         logger = logging.getLogger(logger_name)

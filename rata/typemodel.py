@@ -13,14 +13,10 @@ A hint rata cannot express raises `CodegenError` naming where it was found.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import decimal
 import enum
-import pathlib
 import sys
 import types
 import typing
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,16 +169,17 @@ class AnnotatedNode(Node):
 
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", None: "null"}
-_SPECIALS: dict[Any, str] = {
-    dt.datetime: "datetime",
-    dt.date: "date",
-    dt.time: "time",
-    uuid.UUID: "uuid",
-    decimal.Decimal: "decimal",
-    pathlib.Path: "path",
-    pathlib.PurePath: "path",
-    bytes: "bytes",
+_SPECIALS: dict[tuple[str, str], str] = {
+    ("datetime", "datetime"): "datetime",
+    ("datetime", "date"): "date",
+    ("datetime", "time"): "time",
+    ("uuid", "UUID"): "uuid",
+    ("decimal", "Decimal"): "decimal",
+    ("pathlib", "Path"): "path",
+    ("pathlib", "PurePath"): "path",
+    ("builtins", "bytes"): "bytes",
 }
+"""Types carried as strings, by module and name, so that reading hints imports none of them."""
 _NONE_TYPE = type(None)
 
 
@@ -226,8 +223,8 @@ class Analyzer:
             )
         if _lookup(_SCALARS, hint) is not None:
             return Scalar(_SCALARS[hint])
-        if _lookup(_SPECIALS, hint) is not None:
-            return Special(_SPECIALS[hint])
+        if isinstance(hint, type) and (hint.__module__, hint.__qualname__) in _SPECIALS:
+            return Special(_SPECIALS[(hint.__module__, hint.__qualname__)])
         if hint is Any or hint is object:
             raise CodegenError(
                 f"{where}: the type {_type_name(hint)} says nothing an agent can use.",
