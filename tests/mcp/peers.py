@@ -1,0 +1,49 @@
+"""Shared by the real-peer tests: the example app's console script, and a migrated app folder for it.
+
+Test modules import the fixtures they use (``from tests.mcp.peers import crm_home``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import subprocess_env
+
+TOOL_NAMES = ["customers_delete", "customers_index", "customers_show", "customers_store"]
+INDEX_URI = "app://customers_index"
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+
+
+def crm_command() -> list[str]:
+    """`crm --mcp`: the console script next to this interpreter (or its module, if the script is missing)."""
+    script = shutil.which("crm", path=str(Path(sys.executable).parent))
+    return [script, "--mcp"] if script else [sys.executable, "-m", "crm.main", "--mcp"]
+
+
+def search_path() -> str:
+    """PATH for a server child: this interpreter's folder first, then the caller's PATH."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
+@pytest.fixture(scope="session")
+def migrated_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An app folder migrated once by the app's own `crm --migrate`; each test gets a copy."""
+    folder = tmp_path_factory.mktemp("migrated") / "rata-home"
+    migrate = [*crm_command()[:-1], "--migrate"]
+    result = subprocess.run(migrate, capture_output=True, text=True, env=subprocess_env(folder), timeout=30)
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+@pytest.fixture
+def crm_home(rata_home: Path, migrated_folder: Path) -> Path:
+    """This test's own app folder, already migrated (a copy of `migrated_folder`)."""
+    shutil.copytree(migrated_folder, rata_home)
+    return rata_home
