@@ -67,105 +67,140 @@ JsonValue = typing.Annotated[Any, AllowAny()]
 
 
 class Node:
-    """A type, as rata understands it."""
+    """A type, as rata understands it. Nodes compare by identity; a recursive type is a cycle of them.
+
+    (Plain slotted classes rather than dataclasses: they are built on every server start.)
+    """
 
     __slots__ = ()
 
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__ if name != "fields")
+        return f"{type(self).__name__}({values})"
 
-@dataclass(eq=False)
+
 class Scalar(Node):
     """`str`, `int`, `float`, `bool` or `None`: kind is the JSON Schema type."""
 
-    kind: str
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
 
 
-@dataclass(eq=False)
 class Special(Node):
     """A value carried as a JSON string: datetime, date, time, uuid, decimal, path, bytes."""
 
-    kind: str
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
 
 
-@dataclass(eq=False)
 class LiteralNode(Node):
-    values: tuple[Any, ...]
+    __slots__ = ("values",)
+
+    def __init__(self, values: tuple[Any, ...]) -> None:
+        self.values = values
 
 
-@dataclass(eq=False)
 class EnumNode(Node):
-    cls: type[enum.Enum]
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type[enum.Enum]) -> None:
+        self.cls = cls
 
     @property
     def values(self) -> list[Any]:
         return [member.value for member in self.cls]
 
 
-@dataclass(eq=False)
 class ListNode(Node):
     """`list[T]`, `set[T]`, `frozenset[T]`, `tuple[T, ...]`, `Sequence[T]`."""
 
-    item: Node
-    container: type = list
+    __slots__ = ("item", "container")
+
+    def __init__(self, item: Node, container: type = list) -> None:
+        self.item = item
+        self.container = container
 
     @property
     def unique(self) -> bool:
         return self.container in (set, frozenset)
 
 
-@dataclass(eq=False)
 class TupleNode(Node):
     """A fixed-length tuple: `tuple[int, str]`."""
 
-    items: tuple[Node, ...]
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Node, ...]) -> None:
+        self.items = items
 
 
-@dataclass(eq=False)
 class DictNode(Node):
     """`dict[str, T]`: an object with any keys; `key` is set when only some strings are keys (a Literal or str Enum)."""
 
-    value: Node
-    key: Node | None = None
+    __slots__ = ("value", "key")
+
+    def __init__(self, value: Node, key: Node | None = None) -> None:
+        self.value = value
+        self.key = key
 
 
-@dataclass(eq=False)
 class FieldNode:
-    name: str
-    node: Node
-    required: bool
-    default: Any = _MISSING
-    description: str = ""
+    """One field of an object type."""
+
+    __slots__ = ("name", "node", "required", "default", "description")
+
+    def __init__(self, name: str, node: Node, required: bool, default: Any = _MISSING, description: str = "") -> None:
+        self.name = name
+        self.node = node
+        self.required = required
+        self.default = default
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"FieldNode({self.name!r}, required={self.required})"
 
 
-@dataclass(eq=False)
 class ObjectNode(Node):
     """A dataclass, TypedDict or NamedTuple: an object with known fields."""
 
-    cls: type
-    kind: str  # "dataclass" | "typeddict" | "namedtuple"
-    fields: list[FieldNode] = dataclasses.field(default_factory=list)
-    description: str = ""
+    __slots__ = ("cls", "kind", "fields", "description")
+
+    def __init__(self, cls: type, kind: str, fields: list[FieldNode] | None = None, description: str = "") -> None:
+        self.cls = cls
+        self.kind = kind  # "dataclass" | "typeddict" | "namedtuple"
+        self.fields: list[FieldNode] = fields if fields is not None else []
+        self.description = description
 
     @property
     def name(self) -> str:
         return self.cls.__name__
 
 
-@dataclass(eq=False)
 class UnionNode(Node):
-    options: tuple[Node, ...]
+    __slots__ = ("options",)
+
+    def __init__(self, options: tuple[Node, ...]) -> None:
+        self.options = options
 
 
-@dataclass(eq=False)
 class AnyNode(Node):
     """Any JSON value; only through the explicit `rata.JsonValue` opt-in."""
 
+    __slots__ = ()
 
-@dataclass(eq=False)
+
 class AnnotatedNode(Node):
     """A node with a description and constraints laid over it."""
 
-    inner: Node
-    field: Field
+    __slots__ = ("inner", "field")
+
+    def __init__(self, inner: Node, field: Field) -> None:
+        self.inner = inner
+        self.field = field
 
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", None: "null"}
