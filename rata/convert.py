@@ -9,17 +9,12 @@ refuses one that does not match its declared type.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import datetime as dt
-import decimal
 import enum
-import fractions
 import math
-import pathlib
 import re
-import uuid
+import sys
 from typing import Any
 
 from rata.typemodel import (
@@ -170,6 +165,8 @@ def _special_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) 
     if not isinstance(value, str):
         _add(errors, path, f"must be a string ({SPECIAL_WORDS[kind]}), not {_json_kind(value)}")
         return None
+    import binascii
+
     try:
         if kind == "datetime":
             return dt.datetime.fromisoformat(value)
@@ -178,14 +175,22 @@ def _special_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) 
         if kind == "time":
             return dt.time.fromisoformat(value)
         if kind == "uuid":
+            import uuid
+
             return uuid.UUID(value)
         if kind == "decimal":
             if not _DECIMAL.fullmatch(value):
                 raise ValueError
+            import decimal
+
             return decimal.Decimal(value)
         if kind == "path":
+            import pathlib
+
             return pathlib.Path(value)
         if kind == "bytes":
+            import base64
+
             return base64.b64decode(value, validate=True)
     except (ValueError, binascii.Error):
         pass
@@ -249,7 +254,7 @@ def _union_in(node: UnionNode, value: Any, path: str, errors: dict[str, list[str
 def check_constraints(field: Field, value: Any) -> list[str]:
     """Messages for every constraint of `field` that `value` breaks."""
     problems: list[str] = []
-    if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
+    if (isinstance(value, (int, float)) or _is_decimal(value)) and not isinstance(value, bool):
         if field.ge is not None and value < field.ge:
             problems.append(f"must be at least {_num(field.ge)}")
         if field.gt is not None and value <= field.gt:
@@ -271,9 +276,17 @@ def check_constraints(field: Field, value: Any) -> list[str]:
     return problems
 
 
-def _is_multiple(value: int | float | decimal.Decimal, step: float) -> bool:
+def _is_decimal(value: Any) -> bool:
+    """Whether `value` is a `decimal.Decimal`, without importing decimal when nothing uses it."""
+    module = sys.modules.get("decimal")
+    return module is not None and isinstance(value, module.Decimal)
+
+
+def _is_multiple(value: Any, step: float) -> bool:
     """Whether `value` is a whole multiple of `step`: exact for ints and decimals, as JSON Schema does it for floats."""
-    if isinstance(value, decimal.Decimal):
+    import fractions
+
+    if _is_decimal(value):
         return fractions.Fraction(value) % fractions.Fraction(str(step)) == 0
     if isinstance(step, int):
         return value % step == 0
@@ -366,27 +379,43 @@ def _scalar_out(kind: str, value: Any, path: str) -> Any:
 
 
 def _special_out(kind: str, value: Any, path: str) -> str:
-    checks: dict[str, type | tuple[type, ...]] = {
-        "datetime": dt.datetime,
-        "date": dt.date,
-        "time": dt.time,
-        "uuid": uuid.UUID,
-        "decimal": decimal.Decimal,
-        "path": pathlib.PurePath,
-        "bytes": (bytes, bytearray),
-    }
-    expected = checks[kind]
+    expected = _special_type(kind)
     if not isinstance(value, expected) or (kind == "date" and isinstance(value, dt.datetime)):
         raise Mismatch(f"{path} is {type(value).__name__}, not {SPECIAL_WORDS[kind]}")
     if kind in ("datetime", "date", "time"):
         return value.isoformat()
     if kind == "bytes":
+        import base64
+
         return base64.b64encode(bytes(value)).decode("ascii")
     if kind == "decimal":
         return format(value, "f")
     if kind == "path":
         return value.as_posix()
     return str(value)
+
+
+def _special_type(kind: str) -> type | tuple[type, ...]:
+    """The Python type(s) of a special kind, imported only when a command uses it."""
+    if kind == "datetime":
+        return dt.datetime
+    if kind == "date":
+        return dt.date
+    if kind == "time":
+        return dt.time
+    if kind == "uuid":
+        import uuid
+
+        return uuid.UUID
+    if kind == "decimal":
+        import decimal
+
+        return decimal.Decimal
+    if kind == "path":
+        import pathlib
+
+        return pathlib.PurePath
+    return (bytes, bytearray)
 
 
 def _object_out(node: ObjectNode, value: Any, path: str) -> dict[str, Any]:

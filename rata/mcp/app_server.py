@@ -12,7 +12,6 @@ from typing import Any
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
 from rata.mcp import wire
-from rata.mcp.confirm import Confirmer
 from rata.mcp.methods import lifecycle, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
@@ -35,7 +34,7 @@ class AppServer:
         mcp = app.mcp_config
         self.instructions = mcp.instructions if mcp is not None else ""
         self.limiter = Limiter(mcp.limit if mcp is not None else None)
-        self.confirmer = Confirmer(app.folder.ensure().token())
+        self._confirmer: Any = None
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": False}}
         self.subscriptions = subscriptions.Subscriptions(self)
         self.server = Server(
@@ -65,6 +64,15 @@ class AppServer:
             "resources/subscribe": row(subscriptions.subscribe, LEGACY_ONLY),
             "resources/unsubscribe": row(subscriptions.unsubscribe, LEGACY_ONLY),
         }
+
+    @property
+    def confirmer(self) -> Any:
+        """Signs and checks confirmation states; made on first use (most sessions never confirm anything)."""
+        if self._confirmer is None:
+            from rata.mcp.confirm import Confirmer
+
+            self._confirmer = Confirmer(self.app.folder.ensure().token())
+        return self._confirmer
 
     def tools_for(self, era: str) -> list[dict[str, Any]]:
         if era == "modern":

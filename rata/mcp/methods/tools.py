@@ -18,7 +18,7 @@ from rata.context import Ctx
 from rata.convert import Invalid, from_json_fields
 from rata.dispatch import CommandRequest, Origin
 from rata.events import MCP_CHANNEL, AgentCalled
-from rata.mcp import confirm, wire
+from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
 from rata.mcp.wire import McpError
 from rata.validation import ValidationErrors
@@ -91,6 +91,8 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
 
 def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
     """True or False once the user answered; an input_required result while asking (modern)."""
+    from rata.mcp import confirm
+
     message = confirmation_message(ctx, spec, arguments, kwargs)
     if call.era == "legacy":
         if not call.can_elicit("form"):
