@@ -20,9 +20,9 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
+from rata._record import Record
 from rata.abilities import validate_ability
 from rata.docstrings import parse_docstring
 from rata.errors import CodegenError
@@ -33,15 +33,16 @@ NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _ATTR = "__rata_command__"
 
 
-@dataclass(frozen=True)
-class CommandOptions:
+class CommandOptions(Record):
     """What `@command(...)` was given."""
 
-    can: str | None = None
-    live: bool = False
-    read_only: bool = False
-    name: str | None = None
-    confirm_message: str | Callable[..., str] | None = None
+    __slots__ = ("can", "live", "read_only", "name", "confirm_message")
+    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None}
+    can: str | None
+    live: bool
+    read_only: bool
+    name: str | None
+    confirm_message: str | Callable[..., str] | None
 
 
 @overload
@@ -95,10 +96,10 @@ def command_options(fn: Any) -> CommandOptions | None:
     return getattr(fn, _ATTR, None)
 
 
-@dataclass(frozen=True)
-class ParamSpec:
+class ParamSpec(Record):
     """One parameter of a command, as the schema and dispatch see it."""
 
+    __slots__ = ("name", "node", "required", "default", "description")
     name: str
     node: Node
     required: bool
@@ -106,10 +107,11 @@ class ParamSpec:
     description: str
 
 
-@dataclass(frozen=True)
-class CommandSpec:
+class CommandSpec(Record):
     """Everything rata knows about one command."""
 
+    __slots__ = ("name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message")
+    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None}
     name: str
     fn: Callable[..., Any]
     can: str | None
@@ -120,7 +122,7 @@ class CommandSpec:
     returns: Node
     ctx_param: str | None
     is_async: bool
-    confirm_message: str | Callable[..., str] | None = None
+    confirm_message: str | Callable[..., str] | None
 
     @property
     def returns_nothing(self) -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
 
 _PARAM_SECTIONS = {"args", "arguments", "parameters", "params", "attributes", "fields"}
 _SECTION = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*$")
@@ -28,12 +27,14 @@ _KNOWN_SECTIONS = _PARAM_SECTIONS | {
 }
 
 
-@dataclass(frozen=True)
 class Docstring:
     """What a docstring says about a command or a type."""
 
-    description: str = ""
-    params: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("description", "params")
+
+    def __init__(self, description: str = "", params: dict[str, str] | None = None) -> None:
+        self.description = description
+        self.params: dict[str, str] = params if params is not None else {}
 
 
 def parse_docstring(doc: str | None) -> Docstring:

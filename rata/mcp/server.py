@@ -24,8 +24,9 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from rata._record import Record
 
 from rata.mcp import wire
 from rata.mcp.wire import McpError
@@ -35,27 +36,30 @@ log = logging.getLogger("rata.mcp")
 Handler = Callable[["Call"], dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(Record):
     """A row of the method table: the handler, the eras it exists in, and whether it may block."""
 
+    __slots__ = ("handler", "eras", "blocking")
+    _defaults: ClassVar[dict[str, Any]] = {"eras": frozenset({"modern", "legacy"}), "blocking": False}
     handler: Handler
-    eras: frozenset[str] = frozenset({"modern", "legacy"})
-    blocking: bool = False
+    eras: frozenset[str]
+    blocking: bool
 
 
-@dataclass
 class Call:
     """One request being served."""
 
-    server: Server
-    id: Any
-    method: str
-    params: dict[str, Any]
-    era: str
-    capabilities: dict[str, Any]
-    client: dict[str, Any] | None
-    cancelled: threading.Event = field(default_factory=threading.Event)
+    __slots__ = ("server", "id", "method", "params", "era", "capabilities", "client", "cancelled")
+
+    def __init__(self, server: Server, id: Any, method: str, params: dict[str, Any], era: str, capabilities: dict[str, Any], client: dict[str, Any] | None) -> None:
+        self.server = server
+        self.id = id
+        self.method = method
+        self.params = params
+        self.era = era
+        self.capabilities = capabilities
+        self.client = client
+        self.cancelled = threading.Event()
 
     @property
     def client_name(self) -> str:

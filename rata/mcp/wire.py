@@ -7,8 +7,9 @@ reference notes on the wire format); nothing is from memory.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from rata._record import Record
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -58,16 +59,17 @@ class McpError(Exception):
         return error
 
 
-@dataclass(frozen=True)
-class Incoming:
+class Incoming(Record):
     """One parsed line: a request (has id and method), a notification (method, no id) or a response (id, no method)."""
 
+    __slots__ = ("kind", "id", "method", "params", "result", "error")
+    _defaults: ClassVar[dict[str, Any]] = {"id": None, "method": "", "params": None, "result": None, "error": None}
     kind: str  # "request" | "notification" | "response"
-    id: Any = None
-    method: str = ""
-    params: Any = None
-    result: Any = None
-    error: Any = None
+    id: Any
+    method: str
+    params: Any
+    result: Any
+    error: Any
 
 
 class FrameError(Exception):
