@@ -33,6 +33,7 @@ from typing import Any
 
 from rata.abilities import AbilityPattern
 from rata.codegen.catalog import Catalog
+from rata.codegen.sanitize import subschemas
 
 CLAUDE_CODE_LIMIT = 64
 CURSOR_LIMIT = 60
@@ -43,9 +44,6 @@ RAW_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 SEVERITIES = ("error", "warning", "info")
 
 _TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"}
-_SUBSCHEMA_MAPS = ("properties", "$defs", "patternProperties", "dependentSchemas")
-_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 
 
 @dataclass(frozen=True)
@@ -197,17 +195,9 @@ def _walk(name: str, schema: Any, path: str, out: list[Finding]) -> None:
     ref = schema.get("$ref")
     if isinstance(ref, str) and not ref.startswith("#"):
         out.append(Finding("schema-remote-ref", "error", name, f"{path}/$ref", f"The $ref {ref!r} points outside the schema; clients must not fetch it.", "Inline the referenced schema."))
-    for key in _SUBSCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            for child, sub in schema[key].items():
-                _walk(name, sub, f"{path}/{key}/{child}", out)
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(schema.get(key), list):
-            for i, sub in enumerate(schema[key]):
-                _walk(name, sub, f"{path}/{key}/{i}", out)
-    for key in _SUBSCHEMA_ONE:
-        if key in schema and (isinstance(schema[key], dict) or (isinstance(schema[key], bool) and key != "additionalProperties")):
-            _walk(name, schema[key], f"{path}/{key}", out)
+    for suffix, sub in subschemas(schema):
+        if not (isinstance(sub, bool) and suffix == "/additionalProperties"):  # `additionalProperties: false` is the closed-object idiom
+            _walk(name, sub, path + suffix, out)
 
 
 def _grants(catalog: Catalog) -> list[Finding]:

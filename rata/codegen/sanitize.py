@@ -60,21 +60,28 @@ _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
 
 
+def subschemas(schema: Any) -> list[tuple[str, Any]]:
+    """The schemas directly inside `schema`, each with its JSON-pointer suffix (``/properties/name``)."""
+    if not isinstance(schema, dict):
+        return []
+    found: list[tuple[str, Any]] = []
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            found.extend((f"/{key}/{name}", sub) for name, sub in schema[key].items())
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(schema.get(key), list):
+            found.extend((f"/{key}/{i}", sub) for i, sub in enumerate(schema[key]))
+    for key in _SUBSCHEMA_ONE:
+        if isinstance(schema.get(key), (dict, bool)):
+            found.append((f"/{key}", schema[key]))
+    return found
+
+
 def schema_depth(schema: Any) -> int:
     """How many schemas deep `schema` nests (a flat object of scalars is 2)."""
     if not isinstance(schema, dict):
         return 0
-    children: list[Any] = []
-    for key in _SUBSCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            children.extend(schema[key].values())
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(schema.get(key), list):
-            children.extend(schema[key])
-    for key in _SUBSCHEMA_ONE:
-        if isinstance(schema.get(key), dict):
-            children.append(schema[key])
-    return 1 + max((schema_depth(child) for child in children), default=0)
+    return 1 + max((schema_depth(sub) for _, sub in subschemas(schema)), default=0)
 
 
 def count_values(value: Any) -> int:
