@@ -34,14 +34,14 @@ def inspect(
     as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
     era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
     tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 3 if lint finds errors."),
+    strict: bool = typer.Option(False, "--strict", help="Also check every schema against the 2020-12 meta-schema; exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
 ) -> None:
     """Show the tools, schemas and resources the app exposes to agents, with lint findings."""
     from rata.loader import load_app
     from rata.mcp.inspection import check_surface, inspect_app
 
-    result = inspect_app(load_app(app_spec).app, era.value)
+    result = inspect_app(load_app(app_spec).app, era.value, strict=strict)
     if check is not None:
         drift = check_surface(result, check)
         if drift:

@@ -20,7 +20,8 @@ about, a JSON path into that tool, a message and a fix. Rules:
 ``schema-type-array``      warning   ``"type": [...]``; several clients want one type
 ``schema-remote-ref``      error     a ``$ref`` that is not local (``#...``)
 ``schema-invalid``         error     not a valid JSON Schema 2020-12 (checked against
-                                     the meta-schema with ``jsonschema``)
+                                     the meta-schema with ``jsonschema``; only with
+                                     ``meta_schema=True``, i.e. ``--strict``)
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
 =========================  ========  ===================================================
 """
@@ -64,15 +65,20 @@ def client_name(name: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", name.lower())
 
 
-def lint(catalog: Catalog, server: str | None = None) -> list[Finding]:
-    """Every finding for the catalog's tools; `server` is the key clients register it under."""
+def lint(catalog: Catalog, server: str | None = None, *, meta_schema: bool = False) -> list[Finding]:
+    """Every finding for the catalog's tools; `server` is the key clients register it under.
+
+    `meta_schema` also checks each distinct schema against the 2020-12 meta-schema
+    (``schema-invalid``); that takes a few milliseconds a schema, so it is for CI (``--strict``).
+    """
     server = server or catalog.app["name"]
     findings: list[Finding] = []
     findings += _names(catalog, server)
     findings += _counts(catalog)
+    checked: dict[str, list[tuple[str, str]]] = {}
     for tool in catalog.tools:
         findings += _descriptions(tool)
-        findings += _schemas(tool)
+        findings += _schemas(tool, checked if meta_schema else None)
     findings += _grants(catalog)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.tool or "", f.rule, f.path))
@@ -162,24 +168,29 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _schemas(tool: dict[str, Any]) -> list[Finding]:
+def _schemas(tool: dict[str, Any], checked: dict[str, list[tuple[str, str]]] | None) -> list[Finding]:
     out: list[Finding] = []
     for key in ("inputSchema", "outputSchema"):
         if key in tool:
             _walk(tool["name"], tool[key], f"/{key}", out)
-            out += _meta_schema(tool["name"], tool[key], f"/{key}")
+            if checked is not None:
+                for where, message in _meta_schema_errors(tool[key], checked):
+                    out.append(Finding("schema-invalid", "error", tool["name"], f"/{key}{where}", message, "Fix the type or constraint that produced it."))
     return out
 
 
-def _meta_schema(name: str, schema: Any, path: str) -> list[Finding]:
-    from jsonschema import Draft202012Validator
+def _meta_schema_errors(schema: Any, checked: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """(JSON pointer, message) for each way `schema` breaks the 2020-12 meta-schema; each distinct schema checked once."""
+    import json
 
-    validator = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    out = []
-    for error in sorted(validator.iter_errors(schema), key=lambda e: list(e.path)):
-        where = path + "".join(f"/{part}" for part in error.path)
-        out.append(Finding("schema-invalid", "error", name, where, f"Not valid JSON Schema 2020-12: {error.message}.", "Fix the type or constraint that produced it."))
-    return out
+    key = json.dumps(schema, sort_keys=True)
+    if key not in checked:
+        from jsonschema import Draft202012Validator
+
+        validator = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+        errors = sorted(validator.iter_errors(schema), key=lambda e: [str(p) for p in e.path])
+        checked[key] = [("".join(f"/{part}" for part in e.path), f"Not valid JSON Schema 2020-12: {e.message}.") for e in errors]
+    return checked[key]
 
 
 def _walk(name: str, schema: Any, path: str, out: list[Finding]) -> None:

@@ -41,12 +41,12 @@ class Inspection:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def inspect_app(app: App, era: str = "modern") -> Inspection:
-    """Build the catalog, project it for `era` (``modern`` or ``legacy``), and lint it."""
+def inspect_app(app: App, era: str = "modern", *, strict: bool = False) -> Inspection:
+    """Build the catalog, project it for `era` (``modern`` or ``legacy``), and lint it (`strict`: with the meta-schema check)."""
     if era not in ERAS:
         raise ConfigError(f"Unknown era {era!r}.", hint="Use --era modern (2026-07-28) or --era legacy (2025-11-25).")
     catalog = build_catalog(app)
-    return Inspection(catalog, era, surface(catalog, era), lint(catalog))
+    return Inspection(catalog, era, surface(catalog, era), lint(catalog, meta_schema=strict))
 
 
 def check_surface(inspection: Inspection, saved: Path) -> Drift:

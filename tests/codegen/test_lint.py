@@ -70,9 +70,14 @@ def test_schema_portability_problems_are_found_where_they_are():
     ]
 
 
-def test_a_schema_that_breaks_the_meta_schema_is_an_error():
-    found = lint(catalog([tool("t", n={"type": "integer", "minimum": "one", "description": "n"})]))
-    assert rules(found) == [("schema-invalid", "error", "t", "/inputSchema/properties/n/minimum")]
+def test_a_schema_that_breaks_the_meta_schema_is_an_error_when_the_deep_check_runs():
+    bad = [tool("t", n={"type": "integer", "minimum": "one", "description": "n"}), tool("u", n={"type": "integer", "minimum": "one", "description": "n"})]
+    assert lint(catalog(bad)) == []
+    found = lint(catalog(bad), meta_schema=True)
+    assert rules(found) == [
+        ("schema-invalid", "error", "t", "/inputSchema/properties/n/minimum"),
+        ("schema-invalid", "error", "u", "/inputSchema/properties/n/minimum"),
+    ]
 
 
 def test_a_grant_that_matches_no_command():
