@@ -167,8 +167,9 @@ class App:
         return self._folder if self._folder is not None else AppFolder(default_folder(self.identifier))
 
     @folder.setter
-    def folder(self, folder: AppFolder | str | Path) -> None:
-        self._folder = folder if isinstance(folder, AppFolder) else AppFolder(Path(folder))
+    def folder(self, folder: AppFolder | str | Path | None) -> None:
+        """Set the folder explicitly; None goes back to RATA_HOME or the platform default."""
+        self._folder = folder if isinstance(folder, AppFolder) or folder is None else AppFolder(Path(folder))
 
     @property
     def migrations_dir(self) -> Path:

@@ -30,6 +30,8 @@ from rata.app import App
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
+__all__ = ["AgentClient", "ConfirmationRequested", "Listen", "McpError", "ToolResult"]
+
 DEFAULT_TIMEOUT = 10.0
 
 
@@ -132,9 +134,9 @@ class AgentClient:
             self.notify("notifications/initialized")
 
     @classmethod
-    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, **options: Any) -> AgentClient:
-        """A client talking to a server process over its stdin and stdout."""
-        process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> AgentClient:
+        """A client talking to a server process over its stdin and stdout (its stderr goes where `stderr` says: inherited by default)."""
+        process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
 
         def transport(client: AgentClient) -> Callable[[bytes], None]:
             def pump() -> None:

@@ -47,6 +47,7 @@ class AppServer:
         self.server.on_cancel.append(self.subscriptions.cancel)
         stop = app.live.listen(self.subscriptions.tables_changed)
         self.server.on_close.append(stop)
+        self.server.on_close.append(self.subscriptions.close)
 
     def _methods(self) -> dict[str, Method]:
         def row(handler: Callable[[AppServer, Any], dict[str, Any]], eras: frozenset[str] = frozenset({"modern", "legacy"}), blocking: bool = False) -> Method:

@@ -34,12 +34,13 @@ def test_a_listen_is_acknowledged_first_with_only_what_the_server_honours(crm):
         params = {"_meta": client._meta(), "notifications": {"toolsListChanged": True, "resourceSubscriptions": [INDEX, "app://nope"]}}
         client.send_line(wire.encode({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params}))
         first = client.notifications[0]
+        assert listen_id not in client._responses  # a listen stays open: no response while it runs
+    assert client._responses[listen_id]["result"]["_meta"][wire.META_SUBSCRIPTION] == listen_id  # ended with a result at close
     assert first == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
         "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"resourceSubscriptions": [INDEX]}},
     }
-    assert listen_id not in client._responses  # a listen stays open: no response
 
 
 def test_a_write_notifies_every_listen_that_watches_an_affected_resource_tagged_with_its_id(crm):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 from rata.dispatch import CommandRequest, Origin
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from rata.mcp.server import Call
 
 LIST_TTL_MS = 3_600_000
+log = logging.getLogger("rata.mcp")
 
 
 def list_resources(ctx: AppServer, call: Call) -> dict[str, Any]:
@@ -38,7 +40,11 @@ def read_resource(ctx: AppServer, call: Call) -> dict[str, Any]:
     resource = ctx.resources.get(uri)
     if resource is None:
         raise not_found(uri, call.era)
-    value = ctx.app.dispatch(CommandRequest(resource["name"], {}, Origin.agent(call.client_name)))
+    try:
+        value = ctx.app.dispatch(CommandRequest(resource["name"], {}, Origin.agent(call.client_name)))
+    except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log
+        log.exception("reading %s failed", uri)
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {str(error).strip() or type(error).__name__}") from None
     content = {"uri": uri, "mimeType": "application/json", "text": json.dumps(value, ensure_ascii=False)}
     # Live data: stale at once, and it is this user's data.
     return {"contents": [content], "ttlMs": 0, "cacheScope": "private"}

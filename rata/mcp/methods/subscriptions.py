@@ -32,6 +32,14 @@ class Subscriptions:
         self.legacy: set[str] = set()
         self._lock = threading.Lock()
 
+    def close(self) -> None:
+        """The server is stopping: end every open listen with its result, as the specification asks."""
+        with self._lock:
+            listens = list(self.listens.values())
+            self.listens.clear()
+        for listen_id, _ in listens:
+            self.ctx.server.send(wire.response(listen_id, self.ctx.server.shape({"_meta": {wire.META_SUBSCRIPTION: listen_id}}, "modern")))
+
     def cancel(self, request_id: Any) -> bool:
         with self._lock:
             return self.listens.pop((type(request_id).__name__, request_id), None) is not None

@@ -74,7 +74,7 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
     if ctx.app.agent_access(spec) == CONFIRM:
         decision = _confirm(ctx, call, spec, arguments, kwargs)
         if isinstance(decision, dict):
-            return decision, "asked"
+            return decision, "asked" if decision.get("resultType") == "input_required" else "unconfirmable"
         if not decision:
             return error_result(f"Not confirmed: the user did not allow {spec.name}. Nothing was done."), "declined"
         confirmed = True
@@ -93,7 +93,7 @@ def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str,
     """True or False once the user answered; an input_required result while asking (modern)."""
     from rata.mcp import confirm
 
-    message = confirmation_message(ctx, spec, arguments, kwargs)
+    message = confirmation_message(ctx, call, spec, arguments, kwargs)
     if call.era == "legacy":
         if not call.can_elicit("form"):
             return error_result(
@@ -126,10 +126,10 @@ def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str,
     }
 
 
-def confirmation_message(ctx: AppServer, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
+def confirmation_message(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
     custom = spec.confirm_message
     if custom is not None:
-        helper = Ctx(ctx.app, CommandRequest(spec.name, arguments))
+        helper = Ctx(ctx.app, CommandRequest(spec.name, arguments, Origin.agent(call.client_name)))
         try:
             if callable(custom):
                 return str(custom(helper, **kwargs))
