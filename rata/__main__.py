@@ -1,3 +1,3 @@
-from rata.cli.main import main
+from rata.cli.entry import main
 
 main()

@@ -96,8 +96,12 @@ def discover(directory: Path) -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
-def _applied(conn: sqlite3.Connection) -> dict[int, tuple[str, str, str]]:
-    conn.execute(_CREATE)
+def _applied(conn: sqlite3.Connection, create: bool = False) -> dict[int, tuple[str, str, str]]:
+    """The recorded migrations; the table is created only when `create` (status never writes)."""
+    if create:
+        conn.execute(_CREATE)
+    elif conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (TABLE,)).fetchone() is None:
+        return {}
     rows = conn.execute(f"SELECT version, name, checksum, applied_at FROM {TABLE}").fetchall()
     return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
@@ -123,7 +127,7 @@ def status(conn: sqlite3.Connection, directory: Path) -> list[MigrationStatus]:
 def migrate(conn: sqlite3.Connection, directory: Path) -> MigrateReport:
     """Apply every pending migration in order, each in its own transaction."""
     migrations = discover(directory)
-    applied = _applied(conn)
+    applied = _applied(conn, create=True)
     done: list[Migration] = []
     for migration in migrations:
         if migration.version in applied:

@@ -101,3 +101,12 @@ def serve(app_spec: Optional[str] = AppOption) -> None:
     target = load_app(app_spec).app
     configure_logging(target.folder, target.name)
     raise typer.Exit(serve_mcp(target))
+
+
+@app.command("dev")
+@edge
+def dev(app_spec: Optional[str] = AppOption) -> None:
+    """Serve the read-only dev MCP server for your coding agent on stdio (schema, migrations, logs, commands, docs)."""
+    from rata.mcp_dev.serve import serve_dev
+
+    raise typer.Exit(serve_dev(app_spec))

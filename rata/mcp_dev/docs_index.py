@@ -1,0 +1,204 @@
+"""Full-text search over the project's docs and the installed rata's own docs (SQLite FTS5, BM25).
+
+    index = DocsIndex([("project", project / "docs"), ("rata", rata_docs_dir())])
+    hits = index.search(["live queries", "confirm"], budget_tokens=2_000)
+
+Markdown files are split into sections at their headings; each section is indexed with its
+heading (weighted higher), its text, and a ``path#anchor`` link. The index lives in the user's
+cache folder (``RATA_CACHE_DIR``, else ``$XDG_CACHE_HOME/rata``), never in the project, and is
+brought up to date before each search by comparing each file's size and modification time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 2
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^(```|~~~)")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def cache_dir() -> Path:
+    configured = os.environ.get("RATA_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "rata"
+
+
+def rata_docs_dir() -> Path | None:
+    """The docs of the installed rata: shipped in the package, or beside it in a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_docs", package.parent / "docs"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def slug(heading: str) -> str:
+    """The anchor a Markdown renderer gives a heading (GitHub style)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+@dataclass
+class Section:
+    path: str
+    anchor: str
+    heading: str
+    body: str
+
+
+def split_sections(path: str, text: str) -> list[Section]:
+    """Sections at each heading (outside code fences); text before the first heading belongs to the file."""
+    sections: list[Section] = []
+    heading, anchor, lines = Path(path).stem, "", []
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line.strip()):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match:
+            if lines or sections == [] and heading:
+                sections.append(Section(path, anchor, heading, "\n".join(lines).strip()))
+            heading, anchor, lines = match.group(2), slug(match.group(2)), []
+        else:
+            lines.append(line)
+    sections.append(Section(path, anchor, heading, "\n".join(lines).strip()))
+    return [s for s in sections if s.body or s.anchor]
+
+
+@dataclass
+class Hit:
+    source: str
+    path: str
+    anchor: str
+    heading: str
+    snippet: str
+    score: float
+
+    @property
+    def link(self) -> str:
+        return f"{self.path}#{self.anchor}" if self.anchor else self.path
+
+
+class DocsIndex:
+    """An FTS5 index of Markdown files under some roots, kept in the cache folder."""
+
+    def __init__(self, roots: list[tuple[str, Path]], location: Path | None = None, shown: dict[str, str] | None = None) -> None:
+        """`roots`: (label, folder) pairs; `shown`: label -> the prefix links use for that folder (default: its path)."""
+        self.roots = [(label, root.resolve()) for label, root in roots if root is not None and root.is_dir()]
+        self.shown = {label: (shown or {}).get(label, str(root)) for label, root in self.roots}
+        key = hashlib.sha256("\n".join(f"{label}={root}={self.shown[label]}" for label, root in self.roots).encode()).hexdigest()[:16]
+        self.path = (location or cache_dir()) / f"docs-{key}.sqlite"
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                conn.executescript(
+                    "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sections;"
+                    "CREATE TABLE files (path TEXT PRIMARY KEY, shown TEXT, mtime_ns INTEGER, size INTEGER);"
+                    "CREATE VIRTUAL TABLE sections USING fts5(source UNINDEXED, path UNINDEXED, anchor UNINDEXED, heading, body, tokenize='porter unicode61');"
+                    f"PRAGMA user_version = {SCHEMA_VERSION};"
+                )
+            self._conn = conn
+        return self._conn
+
+    def _files(self) -> dict[str, tuple[str, str, int, int]]:
+        """Every Markdown file under the roots: key -> (source, display path, mtime_ns, size)."""
+        found: dict[str, tuple[str, str, int, int]] = {}
+        for label, root in self.roots:
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+                for name in files:
+                    if not name.endswith((".md", ".markdown")):
+                        continue
+                    full = os.path.join(folder, name)
+                    try:
+                        stat = os.stat(full)
+                    except OSError:
+                        continue
+                    shown = f"{self.shown[label].rstrip('/')}/{Path(os.path.relpath(full, root)).as_posix()}"
+                    found[full] = (label, shown, stat.st_mtime_ns, stat.st_size)
+        return found
+
+    def refresh(self) -> tuple[int, int]:
+        """Bring the index up to date; returns (files re-indexed, files removed)."""
+        with self._lock:
+            conn = self._db()
+            current = self._files()
+            known = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT path, shown, mtime_ns, size FROM files")}
+            changed = [path for path, (_, _, mtime, size) in current.items() if known.get(path, (None, None, None))[1:] != (mtime, size)]
+            removed = [path for path in known if path not in current]
+            if not changed and not removed:
+                return 0, 0
+            conn.execute("BEGIN")
+            try:
+                for path in removed + changed:
+                    if path in known:
+                        conn.execute("DELETE FROM sections WHERE path = ?", (known[path][0],))
+                        conn.execute("DELETE FROM files WHERE path = ?", (path,))
+                for path in changed:
+                    source, shown, mtime, size = current[path]
+                    try:
+                        text = Path(path).read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+                    conn.executemany(
+                        "INSERT INTO sections (source, path, anchor, heading, body) VALUES (?, ?, ?, ?, ?)",
+                        [(source, s.path, s.anchor, s.heading, s.body) for s in split_sections(shown, text)],
+                    )
+                    conn.execute("INSERT INTO files (path, shown, mtime_ns, size) VALUES (?, ?, ?, ?)", (path, shown, mtime, size))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return len(changed), len(removed)
+
+    def search(self, queries: list[str], budget_tokens: int = 2_000, per_query: int = 8) -> tuple[list[Hit], bool]:
+        """Ranked sections for each query (BM25, headings weighted 5x); (hits, cut) where cut says the budget ran out."""
+        self.refresh()
+        hits: list[Hit] = []
+        seen: set[tuple[str, str]] = set()
+        used = 0
+        cut = False
+        with self._lock:
+            conn = self._db()
+            for query in queries:
+                expression = _fts_query(query)
+                if not expression:
+                    continue
+                rows = conn.execute(
+                    "SELECT source, path, anchor, heading, snippet(sections, 4, '', '', ' ... ', 24), bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank "
+                    "FROM sections WHERE sections MATCH ? ORDER BY rank LIMIT ?",
+                    (expression, per_query),
+                ).fetchall()
+                for source, path, anchor, heading, snippet, rank in rows:
+                    if (path, anchor) in seen:
+                        continue
+                    cost = (len(heading) + len(snippet) + len(path) + len(anchor)) // 4 + 8
+                    if used + cost > budget_tokens:
+                        cut = True
+                        break
+                    seen.add((path, anchor))
+                    used += cost
+                    hits.append(Hit(source, path, anchor, heading, " ".join(snippet.split()), round(-rank, 4)))
+        return hits, cut
+
+
+def _fts_query(text: str) -> str:
+    """Words of `text` as an FTS5 expression: every word (each quoted, so no syntax can be injected)."""
+    words = _WORD.findall(text)
+    return " ".join(f'"{w}"' for w in words[:32])

@@ -1,0 +1,24 @@
+"""`rata mcp dev`: the dev tools served on stdio, through the same server core as every app.
+
+Nothing is written to the project or the app's folder: the server opens the app's database
+read-only, reads its logs, and keeps its docs index in the user's cache folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rata.mcp.app_server import AppServer
+from rata.mcp.stdio import serve
+from rata.mcp_dev.target import Target
+from rata.mcp_dev.tools import dev_app
+
+
+def dev_server(app_spec: str | None, cwd: Path, send) -> AppServer:  # noqa: ANN001 - a transport's write function
+    return AppServer(dev_app(Target(app_spec, cwd)), send=send)
+
+
+def serve_dev(app_spec: str | None = None, cwd: Path | None = None) -> int:
+    """Serve the dev tools for the app `app_spec` (found like `rata mcp inspect` finds it) until stdin closes."""
+    where = cwd or Path.cwd()
+    return serve(lambda send: dev_server(app_spec, where, send).server)

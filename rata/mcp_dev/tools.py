@@ -1,0 +1,459 @@
+"""The tools of `rata mcp dev`, written as rata commands of a small app of their own.
+
+Every tool is read-only (``readOnlyHint``) and bounded, and says what is missing instead of
+failing: no database yet, no logs yet, no docs. They look at the *target* app, the project
+the coding agent works on (`rata.mcp_dev.target.Target`), never at this app's own folder.
+The schemas agents see come from rata's own codegen, like any app's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from rata import __version__
+from rata.app import App, Mcp
+from rata.command import command
+from rata.context import Ctx
+from rata.errors import RataError
+from rata.mcp_dev import database, logreader
+from rata.mcp_dev.docs_index import DocsIndex, rata_docs_dir
+from rata.mcp_dev.target import Target
+from rata.typemodel import Field, JsonValue
+
+ABILITY = "dev.read"
+INSTRUCTIONS = (
+    "Read-only tools for the rata app in this project: its commands and agent grants (list_commands), "
+    "database schema and read-only SQL (database_schema, database_query), migrations (migration_status), "
+    "logs (last_error, read_log_entries), and the project's and rata's docs (search_docs). "
+    "Use them instead of asking the developer; none of them changes anything."
+)
+Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+
+def target(ctx: Ctx) -> Target:
+    return ctx.app.target  # type: ignore[attr-defined, no-any-return]
+
+
+# --- app_info -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Dependency:
+    """A dependency from the project's pyproject.toml and what is installed."""
+
+    name: str
+    required: str
+    installed: str | None
+
+
+@dataclass
+class AppInfo:
+    """The app, where its things are, and what it is built with."""
+
+    name: str
+    identifier: str
+    version: str
+    rata_version: str
+    python_version: str
+    project: str | None
+    folder: str
+    database: str
+    database_exists: bool
+    logs: str
+    log_files: list[str]
+    migrations: str
+    commands: int
+    tools: int
+    resources: int
+    dependencies: list[Dependency] = field(default_factory=list)
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def app_info(ctx: Ctx) -> AppInfo:
+    """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with installed versions; counts of commands, tools and resources."""
+    from rata.codegen.catalog import build_catalog
+
+    loaded = target(ctx).loaded()
+    app = loaded.app
+    catalog = build_catalog(app)
+    folder = app.folder
+    logs = sorted(p.name for p in folder.logs.glob("*.log*")) if folder.logs.is_dir() else []
+    notes = []
+    if not folder.database.exists():
+        notes.append(f"No database yet at {folder.database}: create it with `rata migrate`.")
+    if not logs:
+        notes.append("No log files yet: the app writes them when it runs (e.g. `crm --mcp` or `rata dev`).")
+    return AppInfo(
+        name=app.name,
+        identifier=app.identifier,
+        version=app.version,
+        rata_version=__version__,
+        python_version=platform.python_version(),
+        project=str(loaded.project) if loaded.project else None,
+        folder=str(folder.path),
+        database=str(folder.database),
+        database_exists=folder.database.exists(),
+        logs=str(folder.logs),
+        log_files=logs,
+        migrations=str(app.migrations_dir),
+        commands=len(catalog.commands),
+        tools=len(catalog.tools),
+        resources=len(catalog.resources),
+        dependencies=_dependencies(loaded.project),
+        note=" ".join(notes),
+    )
+
+
+def _dependencies(project: Path | None) -> list[Dependency]:
+    if project is None or not (project / "pyproject.toml").is_file():
+        return []
+    import importlib.metadata
+    import tomllib
+
+    try:
+        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    out = []
+    for requirement in data.get("project", {}).get("dependencies", []) or []:
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", str(requirement))
+        if not match:
+            continue
+        try:
+            installed: str | None = importlib.metadata.version(match.group(1))
+        except importlib.metadata.PackageNotFoundError:
+            installed = None
+        out.append(Dependency(match.group(1), str(requirement), installed))
+    return out
+
+
+# --- database -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DatabaseSchema:
+    """Tables (columns, indexes, foreign keys, row counts), views and triggers."""
+
+    database: str
+    exists: bool
+    tables: list[JsonValue] = field(default_factory=list)
+    views: list[JsonValue] = field(default_factory=list)
+    triggers: list[JsonValue] = field(default_factory=list)
+    note: str = ""
+
+
+def _no_database(path: Path) -> str:
+    return f"No database yet at {path}: create it with `rata migrate` (or the app's `--migrate`)."
+
+
+@command(can=ABILITY, read_only=True)
+def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> DatabaseSchema:
+    """The app's SQLite schema: tables with columns (type, nullability, default, primary key), indexes, foreign keys and row counts; views; triggers.
+
+    Args:
+        summary: Only table names and row counts.
+        filter: Only tables (and their views/triggers) whose name contains this text.
+    """
+    path = target(ctx).app().folder.database
+    if not path.exists():
+        return DatabaseSchema(str(path), False, note=_no_database(path))
+    conn = database.connect_read_only(path)
+    try:
+        found = database.schema(conn, summary=summary, name_filter=filter)
+    finally:
+        conn.close()
+    note = "" if found["tables"] or filter else "The database has no tables yet: run `rata migrate`."
+    if filter and not found["tables"]:
+        note = f"No table name contains {filter!r}."
+    return DatabaseSchema(str(path), True, found["tables"], found["views"], found["triggers"], note)
+
+
+@dataclass
+class QueryAnswer:
+    """Rows of a read-only query, capped, as JSON and as a text table."""
+
+    columns: list[str]
+    rows: list[list[JsonValue]]
+    row_count: int
+    more_rows: bool
+    elapsed_ms: float
+    table: str
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def database_query(
+    ctx: Ctx,
+    sql: str,
+    limit: Annotated[int, Field(ge=1, le=database.MAX_ROWS)] = database.DEFAULT_ROWS,
+) -> QueryAnswer:
+    """Run one read-only SQL statement (SELECT, WITH ... SELECT, EXPLAIN, reading pragmas) on the app's database. Writes are refused by SQLite itself.
+
+    Args:
+        sql: One SQL statement.
+        limit: The most rows to return; the answer says when there were more.
+    """
+    path = target(ctx).app().folder.database
+    if not path.exists():
+        return QueryAnswer([], [], 0, False, 0.0, "", _no_database(path))
+    conn = database.connect_read_only(path)
+    try:
+        result = database.run_query(conn, sql, limit)
+    finally:
+        conn.close()
+    note = f"Showing the first {limit} rows; there are more (narrow the query or raise limit, up to {database.MAX_ROWS})." if result.more_rows else ""
+    return QueryAnswer(result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
+
+
+# --- migrations ---------------------------------------------------------------------------------
+
+
+@dataclass
+class MigrationState:
+    version: int
+    name: str
+    state: Literal["applied", "pending", "changed", "missing"]
+    applied_at: str | None
+
+
+@dataclass
+class MigrationReport:
+    """Each migration: applied (when), pending, changed since applied, or applied but its file is gone."""
+
+    migrations_dir: str
+    database: str
+    migrations: list[MigrationState]
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def migration_status(ctx: Ctx) -> MigrationReport:
+    """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone."""
+    from rata.migrations import discover, status
+
+    app = target(ctx).app()
+    path, folder = app.folder.database, app.migrations_dir
+    notes = []
+    if not folder.is_dir():
+        notes.append(f"No migrations folder at {folder}: add numbered .sql files there (0001_create_things.sql).")
+    if path.exists():
+        conn = database.connect_read_only(path)
+        try:
+            rows = status(conn, folder)
+        finally:
+            conn.close()
+    else:
+        rows = [_pending(m.version, m.name) for m in discover(folder)]
+        notes.append(_no_database(path))
+    states = [MigrationState(r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
+    pending = sum(1 for s in states if s.state == "pending")
+    if pending:
+        notes.append(f"{pending} pending: apply with `rata migrate`.")
+    if any(s.state == "changed" for s in states):
+        notes.append("A changed migration is never run again: put the change in a new migration.")
+    return MigrationReport(str(folder), str(path), states, " ".join(notes))
+
+
+def _pending(version: int, name: str) -> Any:
+    from rata.migrations import MigrationStatus
+
+    return MigrationStatus(version, name, "pending")
+
+
+# --- logs ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class LogEntries:
+    """Log entries, newest first, and how far back the read went."""
+
+    entries: list[JsonValue]
+    files: list[str]
+    scanned_bytes: int
+    stopped_early: bool
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def read_log_entries(
+    ctx: Ctx,
+    limit: Annotated[int, Field(ge=1, le=500)] = 20,
+    level: Level | None = None,
+    logger: str = "",
+    pattern: str = "",
+    since: str = "",
+) -> LogEntries:
+    """The newest entries of the app's log (JSON lines, across rotated files), newest first.
+
+    Args:
+        limit: How many entries at most.
+        level: Only entries at this level or worse.
+        logger: Only entries whose logger name starts with this (e.g. "rata.mcp").
+        pattern: Only entries whose message or traceback matches this regular expression.
+        since: Only entries at or after this ISO 8601 time (e.g. 2026-07-28T09:00:00Z).
+    """
+    app = target(ctx).app()
+    moment = _since(since)
+    if pattern:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise RataError(f"pattern is not a valid regular expression: {error}.", hint="Escape special characters, e.g. \\( for a parenthesis.") from None
+    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, min_level=level, logger=logger or None, pattern=pattern or None, since=moment)
+    note = ""
+    if not scan.files:
+        note = f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs."
+    elif scan.stopped_early:
+        note = f"Stopped after reading {scan.scanned_bytes // (1024 * 1024)} MiB from the end; narrow with since, level or logger to go further back."
+    elif not scan.entries:
+        note = "No entry matches."
+    return LogEntries(scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
+
+
+def _since(text: str) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise RataError(f"since is not an ISO 8601 time: {text!r}.", hint="Write e.g. 2026-07-28T09:00:00Z.") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+@dataclass
+class LastError:
+    """The newest ERROR or CRITICAL log entry, with its traceback."""
+
+    entry: JsonValue
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def last_error(ctx: Ctx) -> LastError:
+    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback."""
+    app = target(ctx).app()
+    scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
+    if scan.entries:
+        return LastError(scan.entries[0])
+    if not scan.files:
+        return LastError(None, f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs.")
+    if scan.stopped_early:
+        return LastError(None, f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log.")
+    return LastError(None, "No errors in the log.")
+
+
+# --- commands and docs --------------------------------------------------------------------------
+
+
+@dataclass
+class CommandInfo:
+    """One command of the app, tool or not."""
+
+    name: str
+    signature: str
+    description: str
+    ability: str | None
+    live: bool
+    read_only: bool
+    agent: Literal["allow", "confirm"] | None
+
+
+@command(can=ABILITY, read_only=True)
+def list_commands(ctx: Ctx) -> list[CommandInfo]:
+    """Every command of the app, granted to agents or not: signature, ability, live, read-only, agent access (allow, confirm or none) and description."""
+    app = target(ctx).app()
+    out = []
+    for name in sorted(app.specs):
+        spec = app.specs[name]
+        out.append(CommandInfo(name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
+    return out
+
+
+def _signature(spec: Any) -> str:
+    from rata.convert import describe
+
+    params = []
+    for p in spec.params:
+        text = f"{p.name}: {describe(p.node)}"
+        if not p.required:
+            text += f" = {p.default!r}"
+        params.append(text)
+    prefix = "async " if spec.is_async else ""
+    return f"{prefix}{spec.name}({', '.join(params)}) -> {describe(spec.returns)}"
+
+
+@dataclass
+class DocHit:
+    source: str
+    link: str
+    heading: str
+    snippet: str
+    score: float
+
+
+@dataclass
+class DocsAnswer:
+    """Ranked doc sections for the queries, within the token budget."""
+
+    hits: list[DocHit]
+    cut: bool
+    sources: list[str]
+    note: str = ""
+
+
+@command(can=ABILITY, read_only=True)
+def search_docs(
+    ctx: Ctx,
+    queries: Annotated[list[str], Field(min_length=1, max_length=10)],
+    budget_tokens: Annotated[int, Field(ge=100, le=20_000)] = 2_000,
+) -> DocsAnswer:
+    """Full-text search (BM25) over the project's docs/ and the docs of the installed rata version; ranked sections with heading, path#anchor and snippet.
+
+    Args:
+        queries: One or more searches, e.g. ["live queries", "confirm delete"].
+        budget_tokens: Roughly how many tokens the answer may use; it says when it was cut.
+    """
+    index = _index(ctx)
+    sources = [f"{label}: {root}" for label, root in index.roots]
+    if not index.roots:
+        return DocsAnswer([], False, [], "No docs found: add Markdown files under docs/ in the project.")
+    hits, cut = index.search(queries, budget_tokens)
+    found = [DocHit(h.source, h.link, h.heading, h.snippet, h.score) for h in hits]
+    note = "" if found else "Nothing matched; try other words."
+    if not any(label == "project" for label, _ in index.roots):
+        note = (note + " The project has no docs/ folder, so only rata's docs were searched.").strip()
+    return DocsAnswer(found, cut, sources, note)
+
+
+def _index(ctx: Ctx) -> DocsIndex:
+    project = target(ctx).project
+    roots: list[tuple[str, Path]] = []
+    if project is not None and (project / "docs").is_dir():
+        roots.append(("project", project / "docs"))
+    shipped = rata_docs_dir()
+    if shipped is not None and not (project is not None and shipped.resolve() == (project / "docs").resolve()):
+        roots.append(("rata", shipped))
+    cache = getattr(ctx.app, "docs_indexes", {})
+    key = tuple((label, str(root)) for label, root in roots)
+    if key not in cache:
+        cache[key] = DocsIndex(roots, shown={"project": "docs"})
+        ctx.app.docs_indexes = cache  # type: ignore[attr-defined]
+    return cache[key]
+
+
+TOOLS = (app_info, database_schema, database_query, migration_status, last_error, read_log_entries, list_commands, search_docs)
+
+
+def dev_app(target_project: Target) -> App:
+    """The dev server's own app: these tools, all granted, no rate limit."""
+    app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's read-only dev server")
+    app.commands(*TOOLS).mcp(Mcp(instructions=INSTRUCTIONS).allow_abilities([ABILITY]).rate_limit(None))
+    app.target = target_project  # type: ignore[attr-defined]
+    return app
+
