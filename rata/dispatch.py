@@ -12,20 +12,22 @@ a database transaction; convert the result to JSON values.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from rata._record import Record
 
 Middleware = Callable[["CommandRequest", Callable[["CommandRequest"], Any]], Any]
 """``middleware(request, call_next) -> result``: may refuse (raise), inspect or wrap a call."""
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(Record):
     """Who is calling: ``frontend`` (a window), ``agent`` (an MCP client) or ``internal`` (the app, tests, the CLI)."""
 
+    __slots__ = ("kind", "client", "window")
+    _defaults: ClassVar[dict[str, Any]] = {"client": None, "window": None}
     kind: str
-    client: str | None = None
-    window: str | None = None
+    client: str | None
+    window: str | None
 
     @classmethod
     def frontend(cls, window: str = "main") -> Origin:
@@ -51,12 +53,24 @@ class Origin:
         return "internal"
 
 
-@dataclass
 class CommandRequest:
     """A call of one command: its name, JSON arguments, origin, and whether it was confirmed."""
 
-    command: str
-    args: dict[str, Any] = field(default_factory=dict)
-    origin: Origin = field(default_factory=Origin.internal)
-    confirmed: bool = False
-    meta: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("command", "args", "origin", "confirmed", "meta")
+
+    def __init__(
+        self,
+        command: str,
+        args: dict[str, Any] | None = None,
+        origin: Origin | None = None,
+        confirmed: bool = False,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.command = command
+        self.args: dict[str, Any] = args if args is not None else {}
+        self.origin = origin if origin is not None else Origin.internal()
+        self.confirmed = confirmed
+        self.meta: dict[str, Any] = meta if meta is not None else {}
+
+    def __repr__(self) -> str:
+        return f"CommandRequest({self.command!r}, origin={self.origin}, confirmed={self.confirmed})"

@@ -12,22 +12,24 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from rata._record import Record
 
 log = logging.getLogger("rata")
 
 MCP_CHANNEL = "rata:mcp"
 
 
-@dataclass(frozen=True)
-class AgentCalled:
+class AgentCalled(Record):
     """An agent called a tool (whatever the outcome)."""
 
+    __slots__ = ("tool", "client", "ok", "duration_ms")
+    _defaults: ClassVar[dict[str, Any]] = {"duration_ms": 0.0}
     tool: str
     client: str
     ok: bool
-    duration_ms: float = 0.0
+    duration_ms: float
 
 
 class Events:

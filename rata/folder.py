@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from rata._record import Record
 from rata.errors import ConfigError
 
 TOKEN_FILE = "instance.token"
@@ -39,10 +39,10 @@ def default_folder(identifier: str, *, environ: dict[str, str] | None = None, pl
     return Path(base) / identifier
 
 
-@dataclass(frozen=True)
-class AppFolder:
+class AppFolder(Record):
     """The folder and the files rata keeps in it."""
 
+    __slots__ = ("path",)
     path: Path
 
     @property

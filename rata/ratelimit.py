@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from rata._record import Record
 
 
-@dataclass(frozen=True)
-class RateLimit:
+class RateLimit(Record):
+    """At most `calls` calls per `per` seconds."""
+
+    __slots__ = ("calls", "per")
     calls: int
     per: float
 
-    def __post_init__(self) -> None:
+    def __init__(self, calls: int, per: float) -> None:
+        super().__init__(calls, per)
         if self.calls < 1 or self.per <= 0:
             from rata.errors import ConfigError
 

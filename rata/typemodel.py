@@ -17,17 +17,16 @@ import enum
 import sys
 import types
 import typing
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from rata._record import Record
 from rata.docstrings import parse_docstring
 from rata.errors import CodegenError
 
 _MISSING = dataclasses.MISSING
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     """A description and constraints for a value, used inside `Annotated[...]`.
 
         def customers_index(ctx: Ctx, limit: Annotated[int, Field("Rows to return", ge=1, le=500)] = 50): ...
@@ -35,21 +34,27 @@ class Field:
     A plain string in `Annotated[T, "..."]` is a description too.
     """
 
-    description: str | None = None
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    lt: float | None = None
-    multiple_of: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    pattern: str | None = None
-    examples: tuple[Any, ...] | None = None
+    __slots__ = ("description", "ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern", "examples")
+    _defaults: ClassVar[dict[str, Any]] = dict.fromkeys(__slots__)
+    description: str | None
+    ge: float | None
+    gt: float | None
+    le: float | None
+    lt: float | None
+    multiple_of: float | None
+    min_length: int | None
+    max_length: int | None
+    pattern: str | None
+    examples: tuple[Any, ...] | None
 
     def merged(self, other: Field) -> Field:
         """This field with every value `other` sets laid over it."""
-        values = {f.name: getattr(other, f.name) for f in dataclasses.fields(other) if getattr(other, f.name) is not None}
-        return dataclasses.replace(self, **values)
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update({name: getattr(other, name) for name in other.__slots__ if getattr(other, name) is not None})
+        return Field(**values)
+
+    def __hash__(self) -> int:
+        return hash(tuple(repr(v) for v in self._values()))
 
 
 class AllowAny:

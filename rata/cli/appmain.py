@@ -9,7 +9,6 @@ on stdio (headless). This path imports no Typer or rich, so it starts fast.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
@@ -19,6 +18,8 @@ from rata.logs import configure_logging
 
 
 def _parser(app: App) -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog=app.name, description=app.description or f"{app.name} {app.version}, a rata app.")
     parser.add_argument("--version", action="version", version=f"{app.name} {app.version}")
     parser.add_argument("--migrate", action="store_true", help="apply pending migrations to the app's database and exit")
@@ -28,6 +29,10 @@ def _parser(app: App) -> argparse.ArgumentParser:
 
 def run_app(app: App, argv: Sequence[str] | None = None) -> int:
     """Run the app's command line; returns the exit code (and exits with it when called as a script)."""
+    if list(sys.argv[1:] if argv is None else argv) == ["--mcp"]:
+        # What MCP clients launch, every session: skip argparse (its help formatter alone costs ~10 ms).
+        configure_logging(app.folder, app.name)
+        return serve_mcp(app)
     args = _parser(app).parse_args(argv)
     try:
         configure_logging(app.folder, app.name)

@@ -14,9 +14,9 @@ serialised with `catalog_json` to the same bytes on every run.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
+from rata._record import Record
 from rata.app import CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
@@ -26,15 +26,15 @@ RESOURCE_SCHEME = "app://"
 CONFIRM_NOTE = "The user is asked to confirm each call."
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(Record):
     """Tools, resources and commands of one app, ready to serialise."""
 
+    __slots__ = ("app", "tools", "resources", "commands", "grants")
     app: dict[str, str]
     tools: list[dict[str, Any]]
     resources: list[dict[str, Any]]
     commands: list[dict[str, Any]]
-    grants: dict[str, list[str]] = field(default_factory=dict)
+    grants: dict[str, list[str]]
 
     def to_dict(self) -> dict[str, Any]:
         return {

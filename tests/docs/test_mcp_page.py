@@ -262,11 +262,9 @@ def test_the_log_names_the_call_but_never_its_arguments(crm: App, tmp_path: Path
 
 
 def test_agent_called_and_the_channel(crm: App) -> None:
-    from dataclasses import fields
-
     from rata.events import MCP_CHANNEL, AgentCalled
 
-    assert [f.name for f in fields(AgentCalled)] == ["tool", "client", "ok", "duration_ms"]
+    assert list(AgentCalled.__slots__) == ["tool", "client", "ok", "duration_ms"]
     assert MCP_CHANNEL == "rata:mcp"
     events: list[Any] = []
     messages: list[Any] = []
