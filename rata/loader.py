@@ -15,9 +15,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-import tomllib
 import traceback
-from dataclasses import dataclass
+from rata._record import Record
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,10 @@ from rata.errors import AppLoadError, RataError
 DEFAULT_ATTR = "app"
 
 
-@dataclass(frozen=True)
-class LoadedApp:
+class LoadedApp(Record):
     """The app, where it came from, and its project folder (if it has one)."""
+
+    __slots__ = ("app", "target", "project", "settings")
 
     app: App
     target: str
@@ -80,6 +80,8 @@ def _nearest_pyproject(start: Path) -> Path | None:
 
 def read_settings(pyproject: Path) -> dict[str, Any]:
     """The ``[tool.rata]`` table of a pyproject.toml."""
+    import tomllib
+
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rata._record import Record
 from rata.errors import RataError
 
 MAX_ROWS = 1_000
@@ -59,12 +59,13 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_authorizer)
-    conn.enable_load_extension(False)
+    if hasattr(conn, "enable_load_extension"):  # absent when Python was built without extension loading
+        conn.enable_load_extension(False)
     return conn
 
 
-@dataclass
-class QueryResult:
+class QueryResult(Record):
+    __slots__ = ("columns", "rows", "row_count", "more_rows", "elapsed_ms")
     columns: list[str]
     rows: list[list[Any]]
     row_count: int

@@ -11,12 +11,11 @@ brought up to date before each search by comparing each file's size and modifica
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
 import threading
-from dataclasses import dataclass
+from rata._record import Record
 from pathlib import Path
 
 SCHEMA_VERSION = 2
@@ -48,8 +47,8 @@ def slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
-@dataclass
-class Section:
+class Section(Record):
+    __slots__ = ("path", "anchor", "heading", "body")
     path: str
     anchor: str
     heading: str
@@ -75,8 +74,8 @@ def split_sections(path: str, text: str) -> list[Section]:
     return [s for s in sections if s.body or s.anchor]
 
 
-@dataclass
-class Hit:
+class Hit(Record):
+    __slots__ = ("source", "path", "anchor", "heading", "snippet", "score")
     source: str
     path: str
     anchor: str
@@ -96,6 +95,8 @@ class DocsIndex:
         """`roots`: (label, folder) pairs; `shown`: label -> the prefix links use for that folder (default: its path)."""
         self.roots = [(label, root.resolve()) for label, root in roots if root is not None and root.is_dir()]
         self.shown = {label: (shown or {}).get(label, str(root)) for label, root in self.roots}
+        import hashlib
+
         key = hashlib.sha256("\n".join(f"{label}={root}={self.shown[label]}" for label, root in self.roots).encode()).hexdigest()[:16]
         self.path = (location or cache_dir()) / f"docs-{key}.sqlite"
         self._lock = threading.Lock()

@@ -12,7 +12,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,17 @@ TRACEBACK_CHARS = 8_000
 LEVELS = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
 
 
-@dataclass
 class Scan:
     """What a backwards read found, and how far it went."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    scanned_bytes: int = 0
-    stopped_early: bool = False
-    unreadable_lines: int = 0
+    __slots__ = ("entries", "files", "scanned_bytes", "stopped_early", "unreadable_lines")
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.files: list[str] = []
+        self.scanned_bytes = 0
+        self.stopped_early = False
+        self.unreadable_lines = 0
 
 
 def log_files(logs_dir: Path, name: str) -> list[Path]:

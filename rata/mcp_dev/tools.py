@@ -9,11 +9,10 @@ The schemas agents see come from rata's own codegen, like any app's.
 from __future__ import annotations
 
 import datetime as dt
-import platform
 import re
-from dataclasses import dataclass, field
+import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from rata import __version__
 from rata.app import App, Mcp
@@ -35,6 +34,21 @@ INSTRUCTIONS = (
 Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
+_DEFAULTS: dict[str, Any] = {"note": "", "dependencies": [], "tables": [], "views": [], "triggers": []}
+
+
+def _new(kind: Any, *values: Any, **named: Any) -> Any:
+    """A result dict of TypedDict `kind`: positional values in field order, then keywords, then defaults."""
+    fields = list(kind.__annotations__)
+    out = dict(zip(fields, values))
+    out.update(named)
+    for name in fields:
+        if name not in out:
+            default = _DEFAULTS[name]
+            out[name] = list(default) if isinstance(default, list) else default
+    return {name: out[name] for name in fields}
+
+
 def target(ctx: Ctx) -> Target:
     return ctx.app.target  # type: ignore[attr-defined, no-any-return]
 
@@ -42,8 +56,7 @@ def target(ctx: Ctx) -> Target:
 # --- app_info -----------------------------------------------------------------------------------
 
 
-@dataclass
-class Dependency:
+class Dependency(TypedDict):
     """A dependency from the project's pyproject.toml and what is installed."""
 
     name: str
@@ -51,8 +64,7 @@ class Dependency:
     installed: str | None
 
 
-@dataclass
-class AppInfo:
+class AppInfo(TypedDict):
     """The app, where its things are, and what it is built with."""
 
     name: str
@@ -70,8 +82,8 @@ class AppInfo:
     commands: int
     tools: int
     resources: int
-    dependencies: list[Dependency] = field(default_factory=list)
-    note: str = ""
+    dependencies: list[Dependency]
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -89,12 +101,13 @@ def app_info(ctx: Ctx) -> AppInfo:
         notes.append(f"No database yet at {folder.database}: create it with `rata migrate`.")
     if not logs:
         notes.append("No log files yet: the app writes them when it runs (e.g. `crm --mcp` or `rata dev`).")
-    return AppInfo(
+    return _new(
+        AppInfo,
         name=app.name,
         identifier=app.identifier,
         version=app.version,
         rata_version=__version__,
-        python_version=platform.python_version(),
+        python_version=sys.version.split()[0],
         project=str(loaded.project) if loaded.project else None,
         folder=str(folder.path),
         database=str(folder.database),
@@ -129,23 +142,22 @@ def _dependencies(project: Path | None) -> list[Dependency]:
             installed: str | None = importlib.metadata.version(match.group(1))
         except importlib.metadata.PackageNotFoundError:
             installed = None
-        out.append(Dependency(match.group(1), str(requirement), installed))
+        out.append(_new(Dependency, match.group(1), str(requirement), installed))
     return out
 
 
 # --- database -----------------------------------------------------------------------------------
 
 
-@dataclass
-class DatabaseSchema:
+class DatabaseSchema(TypedDict):
     """Tables (columns, indexes, foreign keys, row counts), views and triggers."""
 
     database: str
     exists: bool
-    tables: list[JsonValue] = field(default_factory=list)
-    views: list[JsonValue] = field(default_factory=list)
-    triggers: list[JsonValue] = field(default_factory=list)
-    note: str = ""
+    tables: list[JsonValue]
+    views: list[JsonValue]
+    triggers: list[JsonValue]
+    note: str
 
 
 def _no_database(path: Path) -> str:
@@ -162,7 +174,7 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> Databa
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return DatabaseSchema(str(path), False, note=_no_database(path))
+        return _new(DatabaseSchema, str(path), False, note=_no_database(path))
     conn = database.connect_read_only(path)
     try:
         found = database.schema(conn, summary=summary, name_filter=filter)
@@ -171,11 +183,10 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> Databa
     note = "" if found["tables"] or filter else "The database has no tables yet: run `rata migrate`."
     if filter and not found["tables"]:
         note = f"No table name contains {filter!r}."
-    return DatabaseSchema(str(path), True, found["tables"], found["views"], found["triggers"], note)
+    return _new(DatabaseSchema, str(path), True, found["tables"], found["views"], found["triggers"], note)
 
 
-@dataclass
-class QueryAnswer:
+class QueryAnswer(TypedDict):
     """Rows of a read-only query, capped, as JSON and as a text table."""
 
     columns: list[str]
@@ -184,7 +195,7 @@ class QueryAnswer:
     more_rows: bool
     elapsed_ms: float
     table: str
-    note: str = ""
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -201,35 +212,33 @@ def database_query(
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return QueryAnswer([], [], 0, False, 0.0, "", _no_database(path))
+        return _new(QueryAnswer, [], [], 0, False, 0.0, "", _no_database(path))
     conn = database.connect_read_only(path)
     try:
         result = database.run_query(conn, sql, limit)
     finally:
         conn.close()
     note = f"Showing the first {limit} rows; there are more (narrow the query or raise limit, up to {database.MAX_ROWS})." if result.more_rows else ""
-    return QueryAnswer(result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
+    return _new(QueryAnswer, result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
 
 
 # --- migrations ---------------------------------------------------------------------------------
 
 
-@dataclass
-class MigrationState:
+class MigrationState(TypedDict):
     version: int
     name: str
     state: Literal["applied", "pending", "changed", "missing"]
     applied_at: str | None
 
 
-@dataclass
-class MigrationReport:
+class MigrationReport(TypedDict):
     """Each migration: applied (when), pending, changed since applied, or applied but its file is gone."""
 
     migrations_dir: str
     database: str
     migrations: list[MigrationState]
-    note: str = ""
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -251,13 +260,13 @@ def migration_status(ctx: Ctx) -> MigrationReport:
     else:
         rows = [_pending(m.version, m.name) for m in discover(folder)]
         notes.append(_no_database(path))
-    states = [MigrationState(r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
-    pending = sum(1 for s in states if s.state == "pending")
+    states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
+    pending = sum(1 for s in states if s["state"] == "pending")
     if pending:
         notes.append(f"{pending} pending: apply with `rata migrate`.")
-    if any(s.state == "changed" for s in states):
+    if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
-    return MigrationReport(str(folder), str(path), states, " ".join(notes))
+    return _new(MigrationReport, str(folder), str(path), states, " ".join(notes))
 
 
 def _pending(version: int, name: str) -> Any:
@@ -269,15 +278,14 @@ def _pending(version: int, name: str) -> Any:
 # --- logs ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class LogEntries:
+class LogEntries(TypedDict):
     """Log entries, newest first, and how far back the read went."""
 
     entries: list[JsonValue]
     files: list[str]
     scanned_bytes: int
     stopped_early: bool
-    note: str = ""
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -313,7 +321,7 @@ def read_log_entries(
         note = f"Stopped after reading {scan.scanned_bytes // (1024 * 1024)} MiB from the end; narrow with since, level or logger to go further back."
     elif not scan.entries:
         note = "No entry matches."
-    return LogEntries(scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
+    return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
 
 
 def _since(text: str) -> dt.datetime | None:
@@ -326,12 +334,11 @@ def _since(text: str) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
-@dataclass
-class LastError:
+class LastError(TypedDict):
     """The newest ERROR or CRITICAL log entry, with its traceback."""
 
     entry: JsonValue
-    note: str = ""
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -340,19 +347,18 @@ def last_error(ctx: Ctx) -> LastError:
     app = target(ctx).app()
     scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
     if scan.entries:
-        return LastError(scan.entries[0])
+        return _new(LastError, scan.entries[0])
     if not scan.files:
-        return LastError(None, f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs.")
+        return _new(LastError, None, f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs.")
     if scan.stopped_early:
-        return LastError(None, f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log.")
-    return LastError(None, "No errors in the log.")
+        return _new(LastError, None, f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log.")
+    return _new(LastError, None, "No errors in the log.")
 
 
 # --- commands and docs --------------------------------------------------------------------------
 
 
-@dataclass
-class CommandInfo:
+class CommandInfo(TypedDict):
     """One command of the app, tool or not."""
 
     name: str
@@ -371,7 +377,7 @@ def list_commands(ctx: Ctx) -> list[CommandInfo]:
     out = []
     for name in sorted(app.specs):
         spec = app.specs[name]
-        out.append(CommandInfo(name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
+        out.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
     return out
 
 
@@ -388,8 +394,7 @@ def _signature(spec: Any) -> str:
     return f"{prefix}{spec.name}({', '.join(params)}) -> {describe(spec.returns)}"
 
 
-@dataclass
-class DocHit:
+class DocHit(TypedDict):
     source: str
     link: str
     heading: str
@@ -397,14 +402,13 @@ class DocHit:
     score: float
 
 
-@dataclass
-class DocsAnswer:
+class DocsAnswer(TypedDict):
     """Ranked doc sections for the queries, within the token budget."""
 
     hits: list[DocHit]
     cut: bool
     sources: list[str]
-    note: str = ""
+    note: str
 
 
 @command(can=ABILITY, read_only=True)
@@ -422,13 +426,13 @@ def search_docs(
     index = _index(ctx)
     sources = [f"{label}: {root}" for label, root in index.roots]
     if not index.roots:
-        return DocsAnswer([], False, [], "No docs found: add Markdown files under docs/ in the project.")
+        return _new(DocsAnswer, [], False, [], "No docs found: add Markdown files under docs/ in the project.")
     hits, cut = index.search(queries, budget_tokens)
-    found = [DocHit(h.source, h.link, h.heading, h.snippet, h.score) for h in hits]
+    found = [_new(DocHit, h.source, h.link, h.heading, h.snippet, h.score) for h in hits]
     note = "" if found else "Nothing matched; try other words."
     if not any(label == "project" for label, _ in index.roots):
         note = (note + " The project has no docs/ folder, so only rata's docs were searched.").strip()
-    return DocsAnswer(found, cut, sources, note)
+    return _new(DocsAnswer, found, cut, sources, note)
 
 
 def _index(ctx: Ctx) -> DocsIndex:

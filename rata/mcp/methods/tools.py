@@ -17,6 +17,7 @@ from rata.app import CONFIRM
 from rata.context import Ctx
 from rata.convert import Invalid, from_json_fields
 from rata.dispatch import CommandRequest, Origin
+from rata.errors import RataError
 from rata.events import MCP_CHANNEL, AgentCalled
 from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
@@ -83,6 +84,9 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
         value = ctx.app.dispatch(request)
     except ValidationErrors as errors:
         return validation_result(spec.name, errors), "invalid"
+    except RataError as error:  # a refusal rata explains: the message is the whole story
+        log.info("tool %s refused: %s", spec.name, error.message)
+        return error_result(f"{spec.name} failed: {_message(error)}"), "error"
     except Exception as error:  # noqa: BLE001 - any command failure is the model's to read
         log.exception("tool %s failed", spec.name)
         return error_result(f"{spec.name} failed: {_message(error)}"), "error"
