@@ -4,9 +4,10 @@ It exposes what `rata mcp inspect --json --app examples/crm` shows agents: the f
 customers_index, customers_show, customers_store and customers_delete, with the same
 signatures, docstrings, constraints and annotations, and the resource app://customers_index
 (``output_schema=None`` on customers_delete, which returns nothing, as rata lists it). The bodies
-use an in-memory list: the benchmark only inspects the server, it never calls a tool.
+use an in-memory list.
 
-    .venv/bin/fastmcp inspect --format mcp bench/fastmcp_crm.py
+    .venv/bin/fastmcp inspect --format mcp bench/fastmcp_crm.py   # benchmark 1: inspect
+    .venv/bin/python bench/fastmcp_crm.py                          # benchmark 5: serve on stdio
 """
 
 from __future__ import annotations
@@ -97,3 +98,7 @@ def customers_delete(id: int) -> None:
 def customers_index_resource() -> str:
     """List customers, newest first, filtered by name or email."""
     return json.dumps([dataclasses.asdict(c) for c in customers_index()])
+
+
+if __name__ == "__main__":
+    mcp.run(transport="stdio", show_banner=False)

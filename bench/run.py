@@ -29,12 +29,14 @@ import importlib.metadata
 import json
 import os
 import platform
+import select
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,8 @@ CRM_RESOURCES = ["app://customers_index"]
 INSPECT_TARGET_S = 0.5
 SMALL = 128  # VS Code's tool limit: the largest surface an agent client takes whole
 CODEGEN_TARGET_S = 1.0
+SERVER_COLD_TARGET_S = 0.1  # rata's `crm --mcp`: spawn to the first tools/list answered
+SERVER_RATIO_TARGET = 10.0  # against FastMCP: cold start and calls per second
 
 
 class BenchError(SystemExit):
@@ -91,7 +95,7 @@ def check_peers(scratch: Scratch) -> dict[str, str]:
             raise BenchError(
                 f"{dist} is not installed in {sys.prefix}. Install the peers first: .venv/bin/pip install fastmcp==4.1.6 mcp==2.3.0 (see bench/README.md)."
             ) from None
-    for script in ("rata", "fastmcp"):
+    for script in ("rata", "fastmcp", "crm"):
         if not (BIN / script).is_file():
             raise BenchError(f"the console script {BIN / script} does not exist; run bench/run.py with the venv's python (.venv/bin/python).")
     # Imported in a child: this process only starts others, and reads no framework.
@@ -319,6 +323,310 @@ def bench_end_to_end(scratch: Scratch, count: int, runs: int) -> dict[str, Any]:
     return out
 
 
+# --- MCP servers over stdio (benchmark 5) --------------------------------------------------
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+LEGACY_INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "rata-bench", "version": "1.0.0"}}
+# The floor: a Python process that answers every line with an empty result, nothing else.
+ECHO = (
+    "import json, sys\n"
+    "out = sys.stdout.buffer\n"
+    "for line in sys.stdin.buffer:\n"
+    "    out.write(json.dumps({'jsonrpc': '2.0', 'id': json.loads(line)['id'], 'result': {}}).encode() + b'\\n')\n"
+    "    out.flush()\n"
+)
+SERVER_NAMES = {"rata": "rata", "rata-legacy": "rata", "fastmcp": "FastMCP", "sdk": "MCP SDK (MCPServer)", "floor": "floor"}
+
+
+def server_commands() -> dict[str, dict[str, list[str]]]:
+    """Each server's command for the cold start and for the throughput run (rata: the bench copy without rate limit)."""
+    py = sys.executable
+    return {
+        "rata": {"cold": [str(BIN / "crm"), "--mcp"], "calls": [py, str(BENCH / "rata_crm.py")]},
+        "fastmcp": {"cold": [py, str(BENCH / "fastmcp_crm.py")], "calls": [py, str(BENCH / "fastmcp_crm.py")]},
+        "sdk": {"cold": [py, str(BENCH / "sdk_crm.py")], "calls": [py, str(BENCH / "sdk_crm.py")]},
+        "floor": {"cold": [py, "-c", ECHO], "calls": [py, "-c", ECHO]},
+    }
+
+
+class StdioClient:
+    """An MCP client of one server process over its stdin and stdout: a line out, lines in until the answer.
+
+    The clock starts just before the process is spawned. With ``launcher`` the server runs under
+    bench/spawn.py, which hands it these pipes and reports its peak RSS as a last line once it exits.
+    """
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], cwd: Path, stderr_path: Path, *, launcher: bool = False) -> None:
+        self.name = name
+        self.stderr_path = stderr_path
+        if launcher:
+            argv = [sys.executable, "-I", "-S", str(BENCH / "spawn.py"), "-", str(stderr_path), str(cwd), "--", *argv]
+        self._stderr = open(stderr_path.with_suffix(".launcher") if launcher else stderr_path, "wb")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env, cwd=cwd)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._buf = b""
+        self._poll = select.poll()
+        self._poll.register(self._out, select.POLLIN)
+        self._ids = 0
+
+    def _fail(self, why: str) -> BenchError:
+        self.kill()
+        tail = ""
+        for path in (self.stderr_path, self.stderr_path.with_suffix(".launcher")):
+            if path.exists():
+                tail += path.read_bytes().decode(errors="replace")[-1500:]
+        return BenchError(f"the {self.name} server {why}.\nIts stderr ends with:\n{tail}")
+
+    def write(self, data: bytes) -> None:
+        os.write(self._in, data)
+
+    def line(self, timeout_s: float = 120.0) -> bytes:
+        while True:
+            end = self._buf.find(b"\n")
+            if end >= 0:
+                line, self._buf = self._buf[:end], self._buf[end + 1 :]
+                if line.strip():
+                    return line
+                continue
+            if not self._poll.poll(timeout_s * 1000):
+                raise self._fail(f"did not answer within {timeout_s:g} s")
+            chunk = os.read(self._out, 65536)
+            if not chunk:
+                raise self._fail("closed its stdout before answering")
+            self._buf += chunk
+
+    def encode(self, method: str, params: dict[str, Any] | None, *, modern: bool = True, notification: bool = False) -> tuple[int, bytes]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if not notification:
+            self._ids += 1
+            message["id"] = self._ids
+        if params is not None or modern:
+            message["params"] = {**(params or {}), **({"_meta": MODERN_META} if modern else {})}
+        return self._ids, json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+    def answer(self, request_id: int) -> dict[str, Any]:
+        """The response to `request_id` (notifications and anything else in between are skipped)."""
+        while True:
+            raw = self.line()
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                raise self._fail(f"wrote a line that is not JSON: {raw[:200]!r}") from None
+            if isinstance(message, dict) and message.get("id") == request_id and ("result" in message or "error" in message):
+                if "error" in message:
+                    raise self._fail(f"answered request {request_id} with an error: {json.dumps(message['error'])[:500]}")
+                return message["result"]
+
+    def request(self, method: str, params: dict[str, Any] | None = None, *, modern: bool = True) -> dict[str, Any]:
+        request_id, data = self.encode(method, params, modern=modern)
+        self.write(data)
+        return self.answer(request_id)
+
+    def server_pid(self) -> int | None:
+        """The server's pid under the launcher (from /proc; None where the kernel does not list children)."""
+        try:
+            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
+    def kill(self) -> float:
+        """Stop the server at once; its CPU time (user + sys) until then (direct children only)."""
+        if self.proc.returncode is not None:
+            return 0.0
+        self.proc.kill()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self._close_pipes()
+        return usage.ru_utime + usage.ru_stime
+
+    def finish(self, timeout_s: float = 60.0) -> dict[str, Any]:
+        """Close stdin (the end of the session), read stdout to the end; the launcher's report."""
+        os.close(self._in)
+        self.proc.stdin = None  # closed above
+        rest = self._buf
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if not self._poll.poll(max(0.0, deadline - time.monotonic()) * 1000):
+                raise self._fail(f"did not exit within {timeout_s:g} s of its stdin closing")
+            chunk = os.read(self._out, 65536)
+            if not chunk:
+                break
+            rest += chunk
+        self.proc.wait()
+        self._close_pipes()
+        lines = [line for line in rest.splitlines() if line.strip()]
+        try:
+            report = json.loads(lines[-1])
+            assert isinstance(report, dict) and "maxrss_kb" in report
+        except (IndexError, ValueError, AssertionError):
+            raise self._fail("ended without the launcher's report (bench/spawn.py)") from None
+        return report
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._stderr.close()
+
+
+def _proc_cpu_s(pid: int | None) -> float | None:
+    """user + sys CPU seconds of a live process, from /proc/PID/stat (clock-tick resolution)."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _check_listed(name: str, result: dict[str, Any]) -> list[Any]:
+    tools = result.get("tools")
+    if not isinstance(tools, list) or {t.get("name") for t in tools} != CRM_TOOLS:
+        raise BenchError(f"the {name} server listed {sorted(t.get('name') for t in tools or [])}, expected {sorted(CRM_TOOLS)}.")
+    return _shape(tools)
+
+
+def cold_start(scratch: Scratch, name: str, argv: list[str], legacy: bool) -> dict[str, Any]:
+    """Spawn the server, send what a client sends first, stop the clock when tools/list is answered, kill it."""
+    client = StdioClient(name, argv, scratch.env, ROOT, scratch.root / f"{name}.stderr")
+    if legacy:  # 2025-11-25: initialize, its answer, notifications/initialized, tools/list
+        init = client.request("initialize", LEGACY_INIT, modern=False)
+        if init.get("protocolVersion") != "2025-11-25":
+            raise client._fail(f"answered initialize with protocolVersion {init.get('protocolVersion')!r}")
+        client.write(client.encode("notifications/initialized", None, modern=False, notification=True)[1])
+        listed = client.request("tools/list", {}, modern=False)
+    else:  # 2026-07-28: the enveloped tools/list is the first and only message
+        listed = client.request("tools/list", {})
+    wall = time.perf_counter() - client.started
+    cpu = client.kill()
+    return {"wall_s": wall, "cpu_s": cpu, "shape": None if name == "floor" else _check_listed(name, listed)}
+
+
+def _call_params(tool: str, k: int, customer: dict[str, Any], token: str) -> dict[str, Any]:
+    if tool == "customers_show":
+        return {"name": tool, "arguments": {"id": customer["id"]}}
+    return {"name": tool, "arguments": {"name": f"Customer {k}", "email": f"bench-{token}-{k}@example.com"}}
+
+
+def throughput(scratch: Scratch, name: str, argv: list[str], tool: str, calls: int, warmup: int) -> dict[str, Any]:
+    """`calls` sequential tools/call round trips on one connection, after tools/list and `warmup` untimed calls."""
+    floor = name == "floor"
+    client = StdioClient(name, argv, scratch.env, ROOT, scratch.root / f"{name}-calls.stderr", launcher=not floor)
+    listed = client.request("tools/list", {})  # the connection is set up (2026-07-28: nothing else to do)
+    if not floor:
+        _check_listed(name, listed)
+    token = uuid.uuid4().hex[:12]  # rata's database outlives the process: fresh emails every run
+    customer = {"id": 1, "email": f"ada-{token}@example.com"}
+    if not floor:
+        stored = client.request("tools/call", {"name": "customers_store", "arguments": {"name": "Ada Lovelace", "email": customer["email"]}})
+        customer = stored.get("structuredContent") or {}
+        if stored.get("isError") or customer.get("email") != f"ada-{token}@example.com":
+            raise client._fail(f"did not store the customer: {json.dumps(stored)[:500]}")
+    lines = [client.encode("tools/call", _call_params(tool, k, customer, token)) for k in range(warmup + calls)]
+
+    def check(result: dict[str, Any], k: int) -> None:
+        if floor:
+            return
+        content = result.get("structuredContent")
+        ok = not result.get("isError") and isinstance(content, dict)
+        if ok and tool == "customers_show":
+            ok = content.get("id") == customer["id"]
+        elif ok:
+            ok = content.get("email") == f"bench-{token}-{k}@example.com"
+        if not ok:
+            raise client._fail(f"answered call {k} of {tool} wrongly: {json.dumps(result)[:500]}")
+
+    for k in range(warmup):
+        request_id, data = lines[k]
+        client.write(data)
+        check(client.answer(request_id), k)
+    pid = client.server_pid()
+    server_cpu_0, client_cpu_0 = _proc_cpu_s(pid), time.process_time()
+    latencies: list[float] = []
+    started = time.perf_counter()
+    for k in range(warmup, warmup + calls):
+        request_id, data = lines[k]
+        sent = time.perf_counter()
+        client.write(data)
+        result = client.answer(request_id)
+        latencies.append(time.perf_counter() - sent)
+        check(result, k)
+    elapsed = time.perf_counter() - started
+    server_cpu_1, client_cpu_1 = _proc_cpu_s(pid), time.process_time()
+    if floor:  # started directly: no launcher, no RSS (it would be this driver's)
+        client.kill()
+        report: dict[str, Any] = {"maxrss_kb": None, "launcher_maxrss_kb": None, "exit_code": None}
+    else:
+        report = client.finish()
+        if report["maxrss_kb"] <= report["launcher_maxrss_kb"]:
+            raise BenchError(f"the {name} server's peak RSS ({report['maxrss_kb']} KB) is not above the launcher's ({report['launcher_maxrss_kb']} KB).")
+    ordered = sorted(latencies)
+    return {
+        "command": _shown(argv),
+        "calls": calls,
+        "warmup_calls": warmup,
+        "elapsed_s": elapsed,
+        "calls_per_s": calls / elapsed,
+        "latency_s": {
+            "p50": statistics.median(ordered),
+            "p99": ordered[max(0, -(-99 * calls // 100) - 1)],  # nearest rank
+            "min": ordered[0],
+            "max": ordered[-1],
+            "mean": statistics.fmean(ordered),
+        },
+        "server_cpu_per_call_s": (server_cpu_1 - server_cpu_0) / calls if server_cpu_0 is not None and server_cpu_1 is not None else None,
+        "client_cpu_per_call_s": (client_cpu_1 - client_cpu_0) / calls,
+        "maxrss_kb": report["maxrss_kb"],
+        "launcher_maxrss_kb": report["launcher_maxrss_kb"],
+        "exit_code": report["exit_code"],
+        "process_cpu_s": report.get("cpu_s"),
+        "process_wall_s": report.get("wall_s"),
+    }
+
+
+def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_calls: int, tool: str) -> dict[str, Any]:
+    commands = server_commands()
+    cold_order = ["rata", "rata-legacy", "fastmcp", "sdk", "floor"]
+    run_child([str(BIN / "crm"), "--migrate"], scratch.env, ROOT, rss=False)  # the app's database, in RATA_HOME
+
+    def cold_argv(name: str) -> list[str]:
+        return commands["rata" if name == "rata-legacy" else name]["cold"]
+
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in cold_order}
+    shapes: dict[str, list[Any]] = {}
+    for index in range(warmups + runs):
+        shift = index % len(cold_order)  # alternate, and rotate who goes first
+        for name in cold_order[shift:] + cold_order[:shift]:
+            row = cold_start(scratch, name, cold_argv(name), legacy=name == "rata-legacy")
+            if row["shape"] is not None:
+                if name in shapes and shapes[name] != row["shape"]:
+                    raise BenchError(f"the {name} server listed a different surface on run {index + 1}.")
+                shapes[name] = row["shape"]
+            if index >= warmups:
+                samples[name].append(row)
+    if len({json.dumps(shape) for shape in shapes.values()}) != 1:
+        raise BenchError("the servers listed different tools or arguments:\n" + "\n".join(f"{k}: {v}" for k, v in shapes.items()))
+    cold: dict[str, Any] = {"runs": runs, "warmups": warmups, "commands": {name: _shown(cold_argv(name)) for name in cold_order}}
+    for name, rows in samples.items():
+        walls, cpus = [r["wall_s"] for r in rows], [r["cpu_s"] for r in rows]
+        cold[name] = {"wall_s": summary(walls), "cpu_s": summary(cpus), "wall_runs_s": walls}
+    out: dict[str, Any] = {"cold": cold}
+    print(f"server: {calls} tools/call {tool} round trips on each server ...", file=sys.stderr, flush=True)
+    calls_out: dict[str, Any] = {"tool": tool, "calls": calls, "warmup_calls": warmup_calls}
+    for name in ("rata", "fastmcp", "sdk", "floor"):
+        calls_out[name] = throughput(scratch, name, commands[name]["calls"], tool, calls, warmup_calls)
+    out["calls"] = calls_out
+    return out
+
+
 # --- report --------------------------------------------------------------------------------
 
 
@@ -328,6 +636,10 @@ def _s(value: float) -> str:
 
 def _mb(kb: float) -> str:
     return f"{kb / 1024:.1f} MB"
+
+
+def _us(value: float) -> str:
+    return f"{value * 1e6:.0f} µs" if value < 1e-3 else f"{value * 1000:.2f} ms"
 
 
 def _x(ratio: float) -> str:
@@ -433,6 +745,81 @@ def render(results: dict[str, Any]) -> str:
             f"fastmcp inspect / rata mcp inspect at {SMALL} commands: {_x(ratio)}. "
             "`rata mcp inspect` also lints the surface; `rata codegen` does not."
         )
+    if "server" in results:
+        sv = results["server"]
+        cold, calls = sv["cold"], sv["calls"]
+        base = cold["rata"]["wall_s"]["median"]
+        lines.append("")
+        lines.append(
+            f"### 5. MCP server over stdio: cold start, spawn to the first tools/list answered "
+            f"({cold['runs']} runs each after {cold['warmups']} untimed round(s), alternating)"
+        )
+        lines.append("")
+        lines.append("| server | first messages | wall, median | wall, min | wall, max | CPU, median | median / rata's (2026-07-28) |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|")
+        requests = {
+            "rata": "2026-07-28 `tools/list`",
+            "rata-legacy": "2025-11-25 `initialize`, `notifications/initialized`, `tools/list`",
+            "fastmcp": "2026-07-28 `tools/list`",
+            "sdk": "2026-07-28 `tools/list`",
+            "floor": "any line",
+        }
+        for name in ("rata", "rata-legacy", "fastmcp", "sdk", "floor"):
+            row = cold[name]
+            w = row["wall_s"]
+            label = f"{SERVER_NAMES[name]}: `{cold['commands'][name] if name != 'floor' else 'python -c <echo loop>'}`"
+            ratio = _x(w["median"] / base) if name not in ("rata",) else "1.00x"
+            lines.append(
+                f"| {label} | {requests[name]} | **{_s(w['median'])}** | {_s(w['min'])} | {_s(w['max'])} | {_s(row['cpu_s']['median'])} | {ratio} |"
+            )
+        f_ratio = cold["fastmcp"]["wall_s"]["median"] / base
+        lines.append("")
+        lines.append(
+            f"Targets: rata under {_s(SERVER_COLD_TARGET_S)} (median): **{'met' if base < SERVER_COLD_TARGET_S else 'NOT met'}** ({_s(base)}); "
+            f"at least {SERVER_RATIO_TARGET:.0f}x faster than FastMCP: **{'met' if f_ratio >= SERVER_RATIO_TARGET else 'NOT met'}** ({_x(f_ratio)})."
+        )
+        lines.append(
+            "Every server answered the enveloped 2026-07-28 `tools/list` as its first message, and all three listed the same tools, "
+            "argument names and required arguments. CPU is the server's until it was stopped, right after its answer. "
+            "The floor is a Python process that answers any line."
+        )
+        lines.append("")
+        lines.append(
+            f"#### Throughput: {calls['calls']:,} sequential `tools/call` `{calls['tool']}` round trips on one connection "
+            f"(after `tools/list`, one `customers_store` and {calls['warmup_calls']} untimed calls)"
+        )
+        lines.append("")
+        lines.append("| server | calls/s | latency p50 | latency p99 | server CPU per call | peak RSS | rata's calls/s ÷ this | this p50 / rata's | this RSS / rata's |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        r = calls["rata"]
+        for name in ("rata", "fastmcp", "sdk", "floor"):
+            row = calls[name]
+            cpu = _us(row["server_cpu_per_call_s"]) if row["server_cpu_per_call_s"] is not None else "n/a"
+            rss = _mb(row["maxrss_kb"]) if row["maxrss_kb"] is not None else ""
+            if name == "rata":
+                ratios = "1.00x | 1.00x | 1.00x"
+            elif name == "floor":
+                ratios = f"{_x(r['calls_per_s'] / row['calls_per_s'])} | {_x(row['latency_s']['p50'] / r['latency_s']['p50'])} | "
+            else:
+                ratios = (
+                    f"{_x(r['calls_per_s'] / row['calls_per_s'])} | {_x(row['latency_s']['p50'] / r['latency_s']['p50'])} | "
+                    f"{_x(row['maxrss_kb'] / r['maxrss_kb'])}"
+                )
+            lines.append(
+                f"| {SERVER_NAMES[name]}: `{row['command'] if name != 'floor' else 'python -c <echo loop>'}` | **{row['calls_per_s']:,.0f}** | "
+                f"{_us(row['latency_s']['p50'])} | {_us(row['latency_s']['p99'])} | {cpu} | {rss} | {ratios} |"
+            )
+        t_ratio = r["calls_per_s"] / calls["fastmcp"]["calls_per_s"]
+        lines.append("")
+        lines.append(
+            f"Target: rata at least {SERVER_RATIO_TARGET:.0f}x FastMCP's calls/s: **{'met' if t_ratio >= SERVER_RATIO_TARGET else 'NOT met'}** ({_x(t_ratio)})."
+        )
+        lines.append(
+            "rata runs `bench/rata_crm.py` here: the crm app with `Mcp().rate_limit(None)` (the default, 300 calls per tool per 60 s, "
+            "would refuse most of these calls). rata reads SQLite; the peers' bodies use an in-memory list. Peak RSS is the server "
+            "process's `ru_maxrss` over the whole session (bench/spawn.py). The client spends "
+            f"{_us(r['client_cpu_per_call_s'])} of CPU per call on rata's run."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -444,12 +831,19 @@ def main() -> None:
     parser.add_argument("--rata-repeat", type=int, default=10, help="codegen repetitions for rata (default 10)")
     parser.add_argument("--peer-repeat", type=int, default=2, help="codegen repetitions for FastMCP and the SDK (default 2)")
     parser.add_argument("--e2e-runs", type=int, default=1, help="runs of each end-to-end command on the generated app (default 1)")
-    parser.add_argument("--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run")
-    parser.add_argument("--only", choices=("inspect", "codegen", "e2e"), help="run one benchmark")
+    parser.add_argument("--server-runs", type=int, default=15, help="measured cold starts per MCP server (default 15)")
+    parser.add_argument("--server-warmups", type=int, default=2, help="untimed cold-start rounds first; the first fills the bytecode cache (default 2)")
+    parser.add_argument("--calls", type=int, default=2000, help="timed tools/call round trips per MCP server (default 2000)")
+    parser.add_argument("--warmup-calls", type=int, default=100, help="untimed tools/call round trips before them (default 100)")
+    parser.add_argument("--server-tool", choices=("customers_show", "customers_store"), default="customers_show",
+                        help="the tool called in the throughput run (default customers_show of a stored customer)")
+    parser.add_argument("--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run, 3 cold starts and 500 calls per server")
+    parser.add_argument("--only", choices=("inspect", "codegen", "e2e", "server"), help="run one benchmark")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.warmups, args.rata_repeat, args.peer_repeat, args.e2e_runs = 3, 0, 2, 1, 1
+        args.server_runs, args.server_warmups, args.calls, args.warmup_calls = 3, 1, 500, 50
 
     started = time.perf_counter()
     scratch = Scratch()
@@ -473,6 +867,13 @@ def main() -> None:
         if args.only in (None, "e2e"):
             print(f"end to end: the {SMALL}- and {args.count}-command apps, x{args.e2e_runs} ...", file=sys.stderr, flush=True)
             results["end_to_end"] = bench_end_to_end(scratch, args.count, args.e2e_runs)
+        if args.only in (None, "server"):
+            print(
+                f"server: {args.server_warmups} warm-up rounds + {args.server_runs} cold starts each of crm --mcp (both eras), FastMCP, the SDK ...",
+                file=sys.stderr,
+                flush=True,
+            )
+            results["server"] = bench_server(scratch, args.server_runs, args.server_warmups, args.calls, args.warmup_calls, args.server_tool)
     finally:
         scratch.close()
     results["elapsed_s"] = time.perf_counter() - started
