@@ -54,8 +54,14 @@ def _authorizer(action: int, arg1: str | None, arg2: str | None, db: str | None,
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write to `path` (and cannot create it)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    """A connection that cannot write to `path` (and cannot create it, or anything beside it).
+
+    When no ``-wal`` file exists (the app is not running), the file is opened ``immutable``:
+    a plain read-only reader of a WAL database would otherwise create ``-wal`` and ``-shm``
+    files next to it. When the app is running, its WAL files exist and are only read.
+    """
+    wal = path.with_name(path.name + "-wal")
+    uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if wal.exists() else "&immutable=1")
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_authorizer)
@@ -90,7 +96,7 @@ def run_query(conn: sqlite3.Connection, sql: str, limit: int = DEFAULT_ROWS, tim
         message = str(error)
         if "interrupted" in message:
             raise QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint="Narrow it with WHERE or LIMIT.") from None
-        if "not authorized" in message or "readonly" in message or "read-only" in message or "query_only" in message:
+        if "authoriz" in message or "readonly" in message or "read-only" in message or "query_only" in message:
             raise QueryRefused(
                 f"The statement was refused: {message}. This connection is read-only.",
                 hint="Only SELECT, WITH ... SELECT, EXPLAIN and reading pragmas are allowed; change data through the app's commands or a migration.",

@@ -56,22 +56,38 @@ class Section(Record):
 
 
 def split_sections(path: str, text: str) -> list[Section]:
-    """Sections at each heading (outside code fences); text before the first heading belongs to the file."""
+    """One section per heading (outside code fences), plus the text before the first heading if any.
+
+    Anchors follow GitHub: a repeated heading gets ``-1``, ``-2`` ... appended.
+    """
     sections: list[Section] = []
+    seen: dict[str, int] = {}
     heading, anchor, lines = Path(path).stem, "", []
+    started = False
     in_fence = False
+
+    def close() -> None:
+        body = "\n".join(lines).strip()
+        if started or body:
+            sections.append(Section(path, anchor, heading, body))
+
     for line in text.splitlines():
         if _FENCE.match(line.strip()):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
-        if match:
-            if lines or sections == [] and heading:
-                sections.append(Section(path, anchor, heading, "\n".join(lines).strip()))
-            heading, anchor, lines = match.group(2), slug(match.group(2)), []
-        else:
+        if not match:
             lines.append(line)
-    sections.append(Section(path, anchor, heading, "\n".join(lines).strip()))
-    return [s for s in sections if s.body or s.anchor]
+            continue
+        close()
+        heading = match.group(2)
+        base = slug(heading)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        anchor = base if count == 0 else f"{base}-{count}"
+        lines = []
+        started = True
+    close()
+    return sections
 
 
 class Hit(Record):

@@ -123,12 +123,25 @@ def _time(entry: dict[str, Any]) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
+EXTRA_CHARS = 500
+
+
 def _bounded(entry: dict[str, Any]) -> dict[str, Any]:
-    out = dict(entry)
-    message = str(out.get("message", ""))
-    if len(message) > MESSAGE_CHARS:
-        out["message"] = message[:MESSAGE_CHARS] + f"... (cut, {len(message)} chars)"
-    trace = out.get("exception")
-    if isinstance(trace, str) and len(trace) > TRACEBACK_CHARS:
-        out["exception"] = "... (cut: the start of the traceback)\n" + trace[-TRACEBACK_CHARS:]
+    """The entry with every long text cut: the message, the traceback (its end is kept) and any extra field."""
+    out: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key == "exception" and isinstance(value, str):
+            out[key] = value if len(value) <= TRACEBACK_CHARS else "... (cut: the start of the traceback)\n" + value[-TRACEBACK_CHARS:]
+            continue
+        limit = MESSAGE_CHARS if key == "message" else EXTRA_CHARS
+        text = value if isinstance(value, str) else None
+        if text is None and not isinstance(value, (int, float, bool, type(None))):
+            text = json.dumps(value, ensure_ascii=False, default=str)
+            if len(text) <= limit:
+                out[key] = value
+                continue
+        if text is not None and len(text) > limit:
+            out[key] = text[:limit] + f"... (cut, {len(text)} chars)"
+        else:
+            out[key] = value
     return out

@@ -20,5 +20,8 @@ def dev_server(app_spec: str | None, cwd: Path, send) -> AppServer:  # noqa: ANN
 
 def serve_dev(app_spec: str | None = None, cwd: Path | None = None) -> int:
     """Serve the dev tools for the app `app_spec` (found like `rata mcp inspect` finds it) until stdin closes."""
+    import sys
+
+    sys.dont_write_bytecode = True  # importing the app must not leave __pycache__ folders in the project
     where = cwd or Path.cwd()
     return serve(lambda send: dev_server(app_spec, where, send).server)

@@ -100,7 +100,7 @@ def app_info(ctx: Ctx) -> AppInfo:
     if not folder.database.exists():
         notes.append(f"No database yet at {folder.database}: create it with `rata migrate`.")
     if not logs:
-        notes.append("No log files yet: the app writes them when it runs (e.g. `crm --mcp` or `rata dev`).")
+        notes.append("No log files yet: the app writes them when it runs (for example `rata mcp serve` in this project).")
     return _new(
         AppInfo,
         name=app.name,
@@ -316,12 +316,16 @@ def read_log_entries(
     scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, min_level=level, logger=logger or None, pattern=pattern or None, since=moment)
     note = ""
     if not scan.files:
-        note = f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs."
+        note = _no_log(app)
     elif scan.stopped_early:
         note = f"Stopped after reading {scan.scanned_bytes // (1024 * 1024)} MiB from the end; narrow with since, level or logger to go further back."
     elif not scan.entries:
         note = "No entry matches."
     return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
+
+
+def _no_log(app: App) -> str:
+    return f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs (for example `rata mcp serve` in this project)."
 
 
 def _since(text: str) -> dt.datetime | None:
@@ -349,7 +353,7 @@ def last_error(ctx: Ctx) -> LastError:
     if scan.entries:
         return _new(LastError, scan.entries[0])
     if not scan.files:
-        return _new(LastError, None, f"No log yet at {app.folder.logs / (app.name + '.log')}: the app writes it when it runs.")
+        return _new(LastError, None, _no_log(app))
     if scan.stopped_early:
         return _new(LastError, None, f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log.")
     return _new(LastError, None, "No errors in the log.")
