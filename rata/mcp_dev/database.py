@@ -9,6 +9,7 @@ runs per call; a progress handler stops a query past its time limit.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -53,20 +54,85 @@ def _authorizer(action: int, arg1: str | None, arg2: str | None, db: str | None,
     return sqlite3.SQLITE_DENY
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write to `path` (and cannot create it, or anything beside it).
-
-    When no ``-wal`` file exists (the app is not running), the file is opened ``immutable``:
-    a plain read-only reader of a WAL database would otherwise create ``-wal`` and ``-shm``
-    files next to it. When the app is running, its WAL files exist and are only read.
-    """
-    wal = path.with_name(path.name + "-wal")
-    uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if wal.exists() else "&immutable=1")
+def _open(path: Path, immutable: bool) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_authorizer)
     if hasattr(conn, "enable_load_extension"):  # absent when Python was built without extension loading
         conn.enable_load_extension(False)
+    return conn
+
+
+_JOURNAL_MODE = re.compile(r"^\s*PRAGMA\s+(?:main\.)?journal_mode\s*;?\s*$", re.IGNORECASE)
+
+
+class ReadOnlyConnection:
+    """A read-only connection that writes nothing beside the database and never serves stale pages.
+
+    While the app is not running (no ``-wal`` file), SQLite is told the file is ``immutable``:
+    a plain read-only reader of a WAL database would otherwise create ``-wal`` and ``-shm``
+    files next to it. Immutable reads trust that the file does not change, so before each
+    statement the file's size and modification time are compared with those at opening, and
+    the connection is opened again if the app has written since (plain ``mode=ro`` when the
+    app is running: its WAL files exist and are only read).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._wal = path.with_name(path.name + "-wal")
+        self._conn: sqlite3.Connection | None = None
+        self._stamp: tuple[int, int, bool] | None = None
+        self.immutable = False
+
+    def stamp(self) -> tuple[int, int, bool]:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            raise sqlite3.OperationalError(f"unable to open database file: {self.path} does not exist") from None
+        return (stat.st_size, stat.st_mtime_ns, self._wal.exists())
+
+    def connection(self) -> sqlite3.Connection:
+        """The underlying connection, opened again if the database changed since it was opened."""
+        stamp = self.stamp()
+        if self._conn is None or stamp != self._stamp:
+            if self._conn is not None:
+                self._conn.close()
+            self.immutable = not stamp[2]
+            self._conn = _open(self.path, immutable=self.immutable)
+            self._stamp = stamp
+        return self._conn
+
+    def changed(self) -> bool:
+        """Whether the file changed since the connection was (re)opened."""
+        return self._stamp is not None and self.stamp() != self._stamp
+
+    def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        conn = self.connection()
+        if self.immutable and _JOURNAL_MODE.match(sql):
+            # An immutable open reports "delete"; the file header says what the database really uses.
+            return conn.execute("SELECT ? AS journal_mode", (_journal_mode_from_header(self.path),))
+        return conn.execute(sql, parameters)
+
+    def set_progress_handler(self, handler: Any, n: int) -> None:
+        self.connection().set_progress_handler(handler, n)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def _journal_mode_from_header(path: Path) -> str:
+    with open(path, "rb") as handle:
+        header = handle.read(20)
+    return "wal" if len(header) >= 20 and header[18] == 2 and header[19] == 2 else "delete"
+
+
+def connect_read_only(path: Path) -> ReadOnlyConnection:
+    """A connection that cannot write to `path`, nor create anything beside it (see `ReadOnlyConnection`)."""
+    conn = ReadOnlyConnection(path)
+    conn.connection()
     return conn
 
 
@@ -79,8 +145,19 @@ class QueryResult(Record):
     elapsed_ms: float
 
 
-def run_query(conn: sqlite3.Connection, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
-    """Run one read-only statement; at most `limit` rows come back, and whether there were more."""
+def run_query(conn: ReadOnlyConnection, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
+    """Run one read-only statement; at most `limit` rows come back, and whether there were more.
+
+    If the app wrote to the database while the statement ran, it runs once more on a fresh
+    connection, so an answer never mixes pages from before and after.
+    """
+    result = _run_query(conn, sql, limit, time_limit_ms)
+    if conn.changed():
+        result = _run_query(conn, sql, limit, time_limit_ms)
+    return result
+
+
+def _run_query(conn: ReadOnlyConnection, sql: str, limit: int, time_limit_ms: int) -> QueryResult:
     text = sql.strip()
     if not text:
         raise QueryRefused("The SQL is empty.", hint="Pass one SELECT statement, e.g. SELECT * FROM customers LIMIT 10.")
@@ -91,7 +168,7 @@ def run_query(conn: sqlite3.Connection, sql: str, limit: int = DEFAULT_ROWS, tim
         cursor = conn.execute(text)
         rows = cursor.fetchmany(limit + 1)
     except sqlite3.ProgrammingError as error:
-        raise QueryRefused(f"The SQL was refused: {error}.", hint="Send exactly one statement per call.") from None
+        raise QueryRefused(f"The SQL was refused: {str(error).rstrip('.')}.", hint="Send exactly one statement per call.") from None
     except sqlite3.DatabaseError as error:
         message = str(error)
         if "interrupted" in message:
@@ -133,7 +210,7 @@ def as_table(result: QueryResult) -> str:
 # --- schema -----------------------------------------------------------------------------------
 
 
-def schema(conn: sqlite3.Connection, *, summary: bool = False, name_filter: str = "") -> dict[str, Any]:
+def schema(conn: ReadOnlyConnection, *, summary: bool = False, name_filter: str = "") -> dict[str, Any]:
     """Tables (columns, indexes, foreign keys, row counts), views and triggers, optionally filtered by name."""
     needle = name_filter.lower()
     objects = conn.execute(
@@ -158,7 +235,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _table(conn: sqlite3.Connection, name: str, summary: bool) -> dict[str, Any]:
+def _table(conn: ReadOnlyConnection, name: str, summary: bool) -> dict[str, Any]:
     count = conn.execute(f"SELECT count(*) FROM {_quote(name)}").fetchone()[0]
     if summary:
         return {"name": name, "rows": count}

@@ -43,7 +43,7 @@ class Target:
             if fingerprint != self._fingerprint or (self._loaded is None and self._error is None):
                 self._reload(fingerprint)
             if self._error is not None:
-                raise self._error
+                raise self._error.with_traceback(None)  # the same error each call, not a growing traceback
             assert self._loaded is not None
             return self._loaded
 

@@ -26,7 +26,7 @@ from rata.typemodel import Field, JsonValue
 
 ABILITY = "dev.read"
 INSTRUCTIONS = (
-    "Read-only tools for the rata app in this project: its commands and agent grants (list_commands), "
+    "Read-only tools for the rata app in this project: where things are and versions (app_info), its commands and agent grants (list_commands), "
     "database schema and read-only SQL (database_schema, database_query), migrations (migration_status), "
     "logs (last_error, read_log_entries), and the project's and rata's docs (search_docs). "
     "Use them instead of asking the developer; none of them changes anything."
@@ -318,7 +318,7 @@ def read_log_entries(
     if not scan.files:
         note = _no_log(app)
     elif scan.stopped_early:
-        note = f"Stopped after reading {scan.scanned_bytes // (1024 * 1024)} MiB from the end; narrow with since, level or logger to go further back."
+        note = f"Stopped after reading the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log; older entries were not searched."
     elif not scan.entries:
         note = "No entry matches."
     return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
@@ -386,16 +386,43 @@ def list_commands(ctx: Ctx) -> list[CommandInfo]:
 
 
 def _signature(spec: Any) -> str:
-    from rata.convert import describe
-
+    """The command as Python would write it: `customers_index(search: str = '', limit: int = 50) -> list[Customer]`."""
     params = []
     for p in spec.params:
-        text = f"{p.name}: {describe(p.node)}"
+        text = f"{p.name}: {python_type(p.node)}"
         if not p.required:
             text += f" = {p.default!r}"
         params.append(text)
     prefix = "async " if spec.is_async else ""
-    return f"{prefix}{spec.name}({', '.join(params)}) -> {describe(spec.returns)}"
+    return f"{prefix}{spec.name}({', '.join(params)}) -> {python_type(spec.returns)}"
+
+
+def python_type(node: Any) -> str:
+    """A type node written as a Python annotation."""
+    from rata import typemodel as t
+
+    if isinstance(node, t.AnnotatedNode):
+        return python_type(node.inner)
+    if isinstance(node, t.Scalar):
+        return {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}[node.kind]
+    if isinstance(node, t.Special):
+        return {"datetime": "datetime", "date": "date", "time": "time", "uuid": "UUID", "decimal": "Decimal", "path": "Path", "bytes": "bytes"}[node.kind]
+    if isinstance(node, t.ListNode):
+        container = {list: "list", set: "set", frozenset: "frozenset", tuple: "tuple"}.get(node.container, "list")
+        return f"{container}[{python_type(node.item)}{', ...' if container == 'tuple' else ''}]"
+    if isinstance(node, t.TupleNode):
+        return f"tuple[{', '.join(python_type(i) for i in node.items)}]"
+    if isinstance(node, t.DictNode):
+        return f"dict[{python_type(node.key) if node.key is not None else 'str'}, {python_type(node.value)}]"
+    if isinstance(node, t.ObjectNode):
+        return node.name
+    if isinstance(node, t.EnumNode):
+        return node.cls.__name__
+    if isinstance(node, t.LiteralNode):
+        return f"Literal[{', '.join(repr(v) for v in node.values)}]"
+    if isinstance(node, t.UnionNode):
+        return " | ".join(python_type(o) for o in node.options)
+    return "Any"
 
 
 class DocHit(TypedDict):
