@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from rata import __version__
-from rata.cli import codegen, mcp, migrate
+from rata.cli import codegen, mcp, migrate, new
 
 app = typer.Typer(
     name="rata",
@@ -22,6 +22,7 @@ app = typer.Typer(
 app.add_typer(mcp.app, name="mcp")
 app.command("codegen")(codegen.codegen)
 app.command("migrate")(migrate.migrate)
+app.command("new")(new.new)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,128 @@
+"""Scaffolding a new app from a template (what `rata new` does).
+
+    written = scaffold("tasks", Path("tasks"))   # -> [Path(".gitignore"), Path(".mcp.json"), ...]
+
+A template is a folder of real files under ``templates/`` (shipped in the package as
+``rata/_templates``). Three placeholders, each a valid Python identifier so the templates stay
+readable and importable, are replaced in file contents and in paths:
+
+- ``__app_name__``: the name as given (the distribution, the console script, the App's name);
+- ``__app_package__``: the import package, the name with ``-`` turned into ``_``;
+- ``__app_identifier__``: the App's identifier, which names its data folder.
+
+Nothing is written unless every check passes, and the same arguments always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+from pathlib import Path, PurePosixPath
+
+from rata.errors import ConfigError
+
+TEMPLATE = "app"
+NAME_RULE = "lowercase letters, digits, '-' or '_', starting with a letter and ending with a letter or digit"
+_NAME = re.compile(r"^[a-z](?:[a-z0-9_-]*[a-z0-9])?$")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9][A-Za-z0-9_-]*)+$")
+# Names that would shadow a package the app imports or a folder the template writes.
+_TAKEN = frozenset({"test", "rata", "tests", "docs", "typer", "rich", "pytest", "jsonschema", "pygments"})
+_SKIPPED = ("__pycache__", ".pytest_cache")
+
+
+def package_name(name: str) -> str:
+    """The import package for an app name: ``my-tasks`` -> ``my_tasks``."""
+    return name.replace("-", "_")
+
+
+def validate_name(name: str) -> str:
+    """Check an app name; return its package name.
+
+    Raises:
+        ConfigError: the name breaks the naming rule or clashes with a Python or stdlib name.
+    """
+    if not _NAME.match(name):
+        raise ConfigError(f"The app name {name!r} is not allowed: use {NAME_RULE}.", hint="For example: rata new tasks, or rata new my-tasks.")
+    package = package_name(name)
+    if keyword.iskeyword(package):
+        raise ConfigError(f"The app name {name!r} is a Python keyword, so it cannot be a package name.", hint="Pick another name, e.g. my-" + name + ".")
+    stdlib = package in sys.stdlib_module_names or package == "test"
+    if stdlib or package in _TAKEN:
+        what = "a module of Python's standard library" if stdlib else "a name the app already needs"
+        raise ConfigError(f"The app name {name!r} would shadow {package!r}, {what}.", hint=f"Pick another name, e.g. my-{name}.")
+    return package
+
+
+def validate_identifier(identifier: str) -> str:
+    """Check an App identifier (reverse DNS, e.g. ``com.example.tasks``); return it.
+
+    Raises:
+        ConfigError: it is not dot-separated words, which could not safely name a folder.
+    """
+    if not _IDENTIFIER.match(identifier):
+        raise ConfigError(
+            f"The identifier {identifier!r} is not allowed: use reverse-DNS words of letters, digits, '-' or '_', joined by dots.",
+            hint="For example: --identifier com.example.tasks.",
+        )
+    return identifier
+
+
+def templates_dir() -> Path:
+    """The templates of the installed rata: shipped in the package, or beside it in a source checkout.
+
+    Raises:
+        ConfigError: neither folder exists (a broken install).
+    """
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "_templates", package.parent / "templates"):
+        if (candidate / TEMPLATE).is_dir():
+            return candidate
+    raise ConfigError("rata's templates are missing from this install.", hint="Reinstall rata-toolkit (pip install --force-reinstall rata-toolkit).")
+
+
+def render(name: str, identifier: str | None = None) -> list[tuple[PurePosixPath, bytes]]:
+    """The files of a new app as (relative path, content) pairs, sorted by path; writes nothing.
+
+    Raises:
+        ConfigError: the name or identifier is not allowed.
+    """
+    package = validate_name(name)
+    identifier = validate_identifier(identifier if identifier is not None else f"com.example.{name}")
+    values = {"__app_name__": name, "__app_package__": package, "__app_identifier__": identifier}
+
+    def fill(text: str) -> str:
+        for placeholder, value in values.items():
+            text = text.replace(placeholder, value)
+        return text
+
+    root = templates_dir() / TEMPLATE
+    files = []
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if not path.is_file() or path.suffix == ".pyc" or any(part in _SKIPPED for part in relative.parts):
+            continue
+        files.append((PurePosixPath(fill(relative.as_posix())), fill(path.read_text(encoding="utf-8")).encode("utf-8")))
+    return sorted(files)
+
+
+def scaffold(name: str, target: Path, *, identifier: str | None = None) -> list[PurePosixPath]:
+    """Write a new app called `name` into `target` (created if missing); return the files written.
+
+    Raises:
+        ConfigError: the name or identifier is not allowed, or `target` is a file or a folder
+            that is not empty. Nothing is written then.
+    """
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"{str(target)!r} is a file, not a folder.", hint="Pass --dir with a new or empty folder.")
+    if target.is_dir() and any(target.iterdir()):
+        raise ConfigError(
+            f"The folder {str(target)!r} is not empty; rata new writes only into a new or empty folder.",
+            hint="Pick another name, pass --dir with a new folder, or empty this one first.",
+        )
+    files = render(name, identifier)
+    for relative, content in files:
+        path = target.joinpath(*relative.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    return [relative for relative, _ in files]

@@ -1,0 +1,1 @@
+"""__app_name__: a small task list, built with rata."""

@@ -1,0 +1,81 @@
+"""`rata new`: the command's output, and the project it writes working end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rata.testing import AgentClient
+from tests.conftest import subprocess_env
+
+TOOLS = ["tasks_add", "tasks_delete", "tasks_done", "tasks_list"]
+
+
+def test_it_lists_the_files_and_the_next_steps(rata, tmp_path):
+    result = rata("new", "my-tasks", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Created the app my-tasks in my-tasks:"
+    assert "  my_tasks/app.py" in lines and "  .mcp.json" in lines and "  tests/test_app.py" in lines
+    assert lines[lines.index("Next steps:") + 1 :] == ["  cd my-tasks", '  pip install -e ".[test]"', "  rata migrate", "  pytest", "  rata mcp inspect"]
+    assert (tmp_path / "my-tasks" / "my_tasks" / "app.py").is_file()
+
+
+def test_dir_and_identifier_options(rata, tmp_path):
+    result = rata("new", "tasks", "--dir", str(tmp_path / "elsewhere"), "--identifier", "org.acme.tasks", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["directory"] == str(tmp_path / "elsewhere") and "tasks/app.py" in report["files"]
+    assert 'identifier="org.acme.tasks"' in (tmp_path / "elsewhere" / "tasks" / "app.py").read_text(encoding="utf-8")
+
+
+def test_a_non_empty_folder_is_refused_with_a_hint(rata, tmp_path):
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "keep.txt").write_text("mine", encoding="utf-8")
+    result = rata("new", "tasks", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "is not empty" in result.stderr and "--dir" in result.stderr
+    assert [p.name for p in (tmp_path / "tasks").iterdir()] == ["keep.txt"]
+
+
+def test_a_bad_name_is_refused_naming_the_rule(rata, tmp_path):
+    result = rata("new", "My App", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "lowercase letters, digits, '-' or '_'" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.subprocess
+def test_the_new_project_works_without_edits(tmp_path):
+    """rata new, then rata mcp inspect, rata migrate, the project's own tests, and `<app> --mcp`."""
+    home = tmp_path / "home"
+    env = subprocess_env(home)
+
+    def run(*command: str, cwd: Path = tmp_path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, env={**env, **(extra or {})}, timeout=120)
+        assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
+        return done
+
+    rata = [sys.executable, "-m", "rata"]
+    run(*rata, "new", "my-tasks")
+    project = tmp_path / "my-tasks"
+
+    surface = json.loads(run(*rata, "mcp", "inspect", "--app", str(project), "--json").stdout)
+    assert [tool["name"] for tool in surface["tools"]] == TOOLS
+    assert [resource["uri"] for resource in surface["resources"]] == ["app://tasks_list"]
+
+    migrated = run(*rata, "migrate", "--app", str(project))
+    assert "applied  0001_create_tasks.sql" in migrated.stdout
+
+    on_path = {"PYTHONPATH": str(project), "RATA_HOME": str(tmp_path / "test-home")}
+    tests = run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project, extra=on_path)
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+
+    server_env = {**env, "PYTHONPATH": str(project)}
+    with AgentClient.spawn([sys.executable, "-m", "my_tasks.main", "--mcp"], env=server_env, stderr=subprocess.DEVNULL) as agent:
+        assert [tool["name"] for tool in agent.list_tools()] == TOOLS
+        assert agent.call("tasks_add", {"title": "Ship it"}).data["id"] == 1  # the database `rata migrate` made

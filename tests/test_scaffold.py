@@ -1,0 +1,143 @@
+"""rata.scaffold: the files `rata new` writes, and what it refuses."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from rata.errors import ConfigError
+from rata.scaffold import render, scaffold, templates_dir, validate_name
+
+FILES = [
+    ".gitignore",
+    ".mcp.json",
+    "README.md",
+    "docs/index.md",
+    "my_tasks/__init__.py",
+    "my_tasks/app.py",
+    "my_tasks/main.py",
+    "my_tasks/migrations/0001_create_tasks.sql",
+    "pyproject.toml",
+    "tests/conftest.py",
+    "tests/test_app.py",
+]
+
+
+@pytest.mark.parametrize(("name", "package"), [("tasks", "tasks"), ("my-tasks", "my_tasks"), ("crm2", "crm2"), ("a_b-c", "a_b_c"), ("x", "x")])
+def test_a_valid_name_gives_its_package(name, package):
+    assert validate_name(name) == package
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "Tasks", "2tasks", "-tasks", "_tasks", "tasks-", "tasks_", "my tasks", "my.tasks", "täsks", "tasks/x", "../x"],
+)
+def test_a_name_breaking_the_rule_is_refused(name):
+    with pytest.raises(ConfigError) as caught:
+        validate_name(name)
+    assert "lowercase letters, digits, '-' or '_', starting with a letter" in caught.value.message
+    assert caught.value.hint
+
+
+@pytest.mark.parametrize("name", ["class", "import", "def"])
+def test_a_python_keyword_is_refused(name):
+    with pytest.raises(ConfigError, match="keyword"):
+        validate_name(name)
+
+
+@pytest.mark.parametrize("name", ["test", "json", "email", "sqlite3", "rata", "tests", "typing"])
+def test_a_name_that_would_shadow_a_module_is_refused(name):
+    with pytest.raises(ConfigError, match="would shadow"):
+        validate_name(name)
+
+
+def test_a_bad_identifier_is_refused():
+    for identifier in ["tasks", "com/example", "../evil.x", "com..x", ""]:
+        with pytest.raises(ConfigError, match="identifier"):
+            render("tasks", identifier)
+
+
+def test_it_writes_the_template_files_and_returns_them(tmp_path):
+    written = scaffold("my-tasks", tmp_path / "project")
+    assert written == [PurePosixPath(f) for f in FILES]
+    on_disk = sorted(p.relative_to(tmp_path / "project").as_posix() for p in (tmp_path / "project").rglob("*") if p.is_file())
+    assert on_disk == sorted(FILES)
+
+
+def test_an_empty_existing_folder_is_fine(tmp_path):
+    assert scaffold("tasks", tmp_path)[0] == PurePosixPath(".gitignore")
+
+
+def test_a_non_empty_folder_is_refused_and_left_unchanged(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not empty") as caught:
+        scaffold("tasks", tmp_path)
+    assert caught.value.hint
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_file_as_target_is_refused(tmp_path):
+    (tmp_path / "tasks").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match="is a file"):
+        scaffold("tasks", tmp_path / "tasks")
+
+
+def test_a_bad_name_writes_nothing(tmp_path):
+    with pytest.raises(ConfigError):
+        scaffold("Bad Name", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_output_is_deterministic():
+    assert render("my-tasks") == render("my-tasks")
+
+
+def test_every_placeholder_is_filled():
+    for path, content in render("my-tasks", "org.acme.tasks"):
+        assert "__app_" not in str(path) and b"__app_" not in content, path
+
+
+def test_pyproject_names_the_app_the_script_and_rata(tmp_path):
+    scaffold("my-tasks", tmp_path)
+    project = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["name"] == "my-tasks"
+    assert project["project"]["dependencies"] == ["rata-toolkit"]
+    assert project["project"]["scripts"] == {"my-tasks": "my_tasks.main:main"}
+    assert project["tool"]["rata"] == {"app": "my_tasks.app:app"}
+    assert project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["my_tasks"]
+
+
+def test_mcp_json_registers_rata_mcp_dev(tmp_path):
+    scaffold("tasks", tmp_path)
+    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
+
+
+def test_the_app_uses_the_name_and_identifier(tmp_path):
+    scaffold("my-tasks", tmp_path, identifier="org.acme.tasks")
+    app_py = (tmp_path / "my_tasks" / "app.py").read_text(encoding="utf-8")
+    assert 'App("my-tasks", identifier="org.acme.tasks"' in app_py
+    assert "from my_tasks.app import app" in (tmp_path / "my_tasks" / "main.py").read_text(encoding="utf-8")
+    assert "from my_tasks.app import app" in (tmp_path / "tests" / "conftest.py").read_text(encoding="utf-8")
+    assert 'identifier="com.example.tasks"' in dict(render("tasks"))[PurePosixPath("tasks/app.py")].decode()
+
+
+def test_the_generated_app_loads_and_exposes_its_tools(tmp_path):
+    from rata.loader import load_app
+    from rata.mcp.inspection import inspect_app
+
+    scaffold("scaffolded-tasks", tmp_path)
+    loaded = load_app(str(tmp_path))
+    try:
+        result = inspect_app(loaded.app, "modern")
+        assert [tool["name"] for tool in result.surface["tools"]] == ["tasks_add", "tasks_delete", "tasks_done", "tasks_list"]
+        assert result.errors == [] and loaded.app.identifier == "com.example.scaffolded-tasks"
+    finally:
+        loaded.app.close()
+
+
+def test_templates_are_found_in_a_source_checkout():
+    assert templates_dir() == Path(__file__).resolve().parent.parent / "templates"
