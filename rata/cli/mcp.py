@@ -110,3 +110,12 @@ def dev(app_spec: Optional[str] = AppOption) -> None:
     from rata.mcp_dev.serve import serve_dev
 
     raise typer.Exit(serve_dev(app_spec))
+
+
+def _register_install() -> None:
+    from rata.cli.install import install
+
+    app.command("install")(install)
+
+
+_register_install()
