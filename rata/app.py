@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import sqlite3
 import sys
 import threading
@@ -47,6 +48,7 @@ class Mcp:
         self.confirm_grant = Grant()
         self.instructions = instructions
         self.limit: RateLimit | None = DEFAULT_RATE_LIMIT
+        self._memo: dict[tuple[str, int, int], str | None] = {}
 
     def rate_limit(self, calls: int | None, per: float = 60.0) -> Mcp:
         """Allow each tool `calls` calls per `per` seconds (bursts included); None turns limiting off."""
@@ -66,11 +68,15 @@ class Mcp:
         """``"confirm"``, ``"allow"`` or None for a command with this ability."""
         if ability is None:
             return None
-        if self.confirm_grant.allows(ability):
-            return CONFIRM
-        if self.grant.allows(ability):
-            return ALLOW
-        return None
+        key = (ability, len(self.grant.patterns), len(self.confirm_grant.patterns))
+        if key not in self._memo:  # grants only grow, so the pattern counts say when to look again
+            if self.confirm_grant.allows(ability):
+                self._memo[key] = CONFIRM
+            elif self.grant.allows(ability):
+                self._memo[key] = ALLOW
+            else:
+                self._memo[key] = None
+        return self._memo[key]
 
     def patterns(self) -> list[tuple[str, str]]:
         """Every granted pattern with its kind, in the order given."""
@@ -103,6 +109,7 @@ class App:
         self.live = LiveRegistry()
         self._local = threading.local()
         self._folder: AppFolder | None = None
+        self._default_folder: tuple[str | None, AppFolder] | None = None
 
     # --- building ---
 
@@ -164,7 +171,14 @@ class App:
     @property
     def folder(self) -> AppFolder:
         """The app's data folder (see `rata.folder`): set explicitly, else from RATA_HOME or the platform."""
-        return self._folder if self._folder is not None else AppFolder(default_folder(self.identifier))
+        if self._folder is not None:
+            return self._folder
+        home = os.environ.get("RATA_HOME")
+        cached = self._default_folder
+        if cached is None or cached[0] != home:  # follows RATA_HOME, built once per value
+            cached = (home, AppFolder(default_folder(self.identifier)))
+            self._default_folder = cached
+        return cached[1]
 
     @folder.setter
     def folder(self, folder: AppFolder | str | Path | None) -> None:
@@ -188,8 +202,22 @@ class App:
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
-        self._local.conn, self._local.path = conn, folder.database
+        conn.execute("PRAGMA synchronous = NORMAL")  # the usual WAL setting: safe against crashes, no fsync per commit
+        local = self._local
+        local.tracker = None
+
+        def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
+            # Set once per connection: changing the authorizer would throw away every prepared statement.
+            tracker = local.tracker
+            return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
+
+        conn.set_authorizer(authorize)
+        local.conn, local.path = conn, folder.database
         return conn
+
+    def track_tables(self, tracker: Any) -> None:
+        """Report this thread's table reads and writes to `tracker` (None to stop)."""
+        self._local.tracker = tracker
 
     def close(self) -> None:
         """Close this thread's database connection."""
@@ -260,12 +288,12 @@ class App:
                 value = _run_coroutine(value)
         except BaseException:
             if ctx._db is not None:
-                ctx._db.set_authorizer(None)
+                self.track_tables(None)
                 if ctx._db.in_transaction:
                     ctx._db.rollback()
             raise
         if ctx._db is not None:
-            ctx._db.set_authorizer(None)
+            self.track_tables(None)
             if ctx._db.in_transaction:
                 ctx._db.commit()
             if spec.live:

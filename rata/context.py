@@ -36,7 +36,7 @@ class Ctx:
         """The app's SQLite database; the command runs in one transaction, committed when it returns."""
         if self._db is None:
             self._db = self.app.database()
-            self._db.set_authorizer(self.tables)
+            self.app.track_tables(self.tables)
         return self._db
 
     @property

@@ -29,6 +29,7 @@ class AppServer:
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.tools = {tool["name"]: tool for tool in self.catalog.tools}
+        self.access = {name: app.agent_access(app.specs[name]) for name in self.tools}
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
         self._legacy_tools: list[dict[str, Any]] | None = None
         mcp = app.mcp_config

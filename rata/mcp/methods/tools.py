@@ -67,12 +67,12 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
         limit = ctx.limiter.limit
         assert limit is not None
         return error_result(f"Rate limit for {spec.name}: {limit.calls} calls per {limit.per:g} s. Try again in {wait:.1f} s."), "rate-limited"
-    try:
-        kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], arguments)
-    except Invalid as invalid:
-        return validation_result(spec.name, ValidationErrors(invalid.errors)), "invalid"
     confirmed = False
-    if ctx.app.agent_access(spec) == CONFIRM:
+    if ctx.access[spec.name] == CONFIRM:
+        try:  # before anyone is asked to confirm it (dispatch checks plain calls itself)
+            kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], arguments)
+        except Invalid as invalid:
+            return validation_result(spec.name, ValidationErrors(invalid.errors)), "invalid"
         decision = _confirm(ctx, call, spec, arguments, kwargs)
         if isinstance(decision, dict):
             return decision, "asked" if decision.get("resultType") == "input_required" else "unconfirmable"
@@ -142,7 +142,7 @@ def confirmation_message(ctx: AppServer, call: Call, spec: CommandSpec, argument
             log.exception("confirm_message of %s failed; using the default", spec.name)
         finally:
             if helper._db is not None:
-                helper._db.set_authorizer(None)
+                ctx.app.track_tables(None)
     summary = spec.description.split("\n\n")[0] if spec.description else spec.name
     shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return f"An agent wants to run {spec.name}({shown}): {summary} Allow it?"
