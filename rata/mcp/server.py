@@ -59,7 +59,7 @@ class Call:
         self.era = era
         self.capabilities = capabilities
         self.client = client
-        self.cancelled = threading.Event()
+        self.cancelled = False  # set by notifications/cancelled; a flag is enough (nothing waits on it)
 
     @property
     def client_name(self) -> str:
@@ -166,7 +166,7 @@ class Server:
             with self._lock:
                 call = self._active.get(_key(request_id))
             if call is not None:
-                call.cancelled.set()
+                call.cancelled = True
                 return
             for hook in self.on_cancel:
                 if hook(request_id):
@@ -266,6 +266,8 @@ class Server:
             self._run(call)
 
     def _ensure_workers(self) -> None:
+        if self._queue.qsize() <= self._idle:  # cheap check first; the locked one below decides
+            return
         with self._lock:
             if self._queue.qsize() <= self._idle or len(self._threads) >= self._max_workers:
                 return
@@ -299,7 +301,7 @@ class Server:
     def _finish(self, call: Call, result: dict[str, Any] | None, error: McpError | None) -> None:
         with self._lock:
             self._active.pop(_key(call.id), None)
-        if call.cancelled.is_set():
+        if call.cancelled:
             return  # the client cancelled: nothing more is sent for this request
         if error is not None:
             self.send(wire.error_response(call.id, error))

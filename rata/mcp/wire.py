@@ -7,7 +7,7 @@ reference notes on the wire format); nothing is from memory.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any
 
 from rata._record import Record
 
@@ -63,7 +63,14 @@ class Incoming(Record):
     """One parsed line: a request (has id and method), a notification (method, no id) or a response (id, no method)."""
 
     __slots__ = ("kind", "id", "method", "params", "result", "error")
-    _defaults: ClassVar[dict[str, Any]] = {"id": None, "method": "", "params": None, "result": None, "error": None}
+
+    def __init__(self, kind: str, id: Any = None, method: str = "", params: Any = None, result: Any = None, error: Any = None) -> None:
+        self.kind = kind  # one per message: written out rather than Record's generic loop
+        self.id = id
+        self.method = method
+        self.params = params
+        self.result = result
+        self.error = error
     kind: str  # "request" | "notification" | "response"
     id: Any
     method: str
