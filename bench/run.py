@@ -1,7 +1,7 @@
 """rata's benchmarks, side by side with FastMCP and the MCP SDK.
 
-    .venv/bin/python bench/run.py            # everything, under 2 minutes on 2 cores
-    .venv/bin/python bench/run.py --quick    # fewer repetitions, a smoke test (about a minute)
+    .venv/bin/python bench/run.py            # everything, about 3 minutes on 2 idle cores
+    .venv/bin/python bench/run.py --quick    # fewer repetitions, a smoke test (about 1.5 minutes)
 
 1. inspect: wall time of ``rata mcp inspect --json --app examples/crm`` against
    ``fastmcp inspect --format mcp bench/fastmcp_crm.py`` (the same four tools and resource),
@@ -12,6 +12,11 @@
    for rata, FastMCP and the MCP SDK's MCPServer (bench/codegen_bench.py, one child each).
 4. end to end: ``rata codegen``, ``rata mcp inspect`` and ``fastmcp inspect`` on the
    generated 128- and N-command apps, as fresh processes.
+5. server: the crm app as an MCP server on stdio (``crm --mcp``) against the same surface on
+   FastMCP (bench/fastmcp_crm.py) and on the SDK's MCPServer (bench/sdk_crm.py): cold start,
+   spawn to the first tools/list answered, alternating; then 2,000 sequential tools/call
+   round trips on one connection each (rata: bench/rata_crm.py, the app without its rate
+   limit), with p50/p99 latency and each server's peak RSS (through bench/spawn.py).
 
 Every child runs with a private bytecode cache (PYTHONPYCACHEPREFIX in a temporary folder,
 PYTHONDONTWRITEBYTECODE unset), primed before anything is timed, so each tool runs from
@@ -31,6 +36,7 @@ import os
 import platform
 import select
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -436,17 +442,26 @@ class StdioClient:
     def kill(self) -> float:
         """Stop the server at once; its CPU time (user + sys) until then (direct children only)."""
         if self.proc.returncode is not None:
+            self._close_pipes()
             return 0.0
-        self.proc.kill()
+        try:
+            os.kill(self.proc.pid, signal.SIGKILL)  # not Popen.kill(): it may reap the process first, and lose its rusage
+        except ProcessLookupError:
+            pass
         _, status, usage = os.wait4(self.proc.pid, 0)
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         self._close_pipes()
         return usage.ru_utime + usage.ru_stime
 
+    def end_input(self) -> None:
+        """Close the server's stdin: the end of the session."""
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+            self.proc.stdin = None
+
     def finish(self, timeout_s: float = 60.0) -> dict[str, Any]:
         """Close stdin (the end of the session), read stdout to the end; the launcher's report."""
-        os.close(self._in)
-        self.proc.stdin = None  # closed above
+        self.end_input()
         rest = self._buf
         deadline = time.monotonic() + timeout_s
         while True:
@@ -510,92 +525,147 @@ def cold_start(scratch: Scratch, name: str, argv: list[str], legacy: bool) -> di
     return {"wall_s": wall, "cpu_s": cpu, "shape": None if name == "floor" else _check_listed(name, listed)}
 
 
-def _call_params(tool: str, k: int, customer: dict[str, Any], token: str) -> dict[str, Any]:
-    if tool == "customers_show":
-        return {"name": tool, "arguments": {"id": customer["id"]}}
-    return {"name": tool, "arguments": {"name": f"Customer {k}", "email": f"bench-{token}-{k}@example.com"}}
+class CallSession:
+    """One server's connection for the throughput run: set up, then driven in blocks of calls."""
 
+    def __init__(self, scratch: Scratch, name: str, argv: list[str], tool: str, calls: int, warmup: int) -> None:
+        self.name, self.argv, self.tool, self.calls, self.warmup = name, argv, tool, calls, warmup
+        self.floor = name == "floor"
+        self.token = uuid.uuid4().hex[:12]  # rata's database outlives the process: fresh emails every run
+        self.customer: dict[str, Any] = {"id": 1}
+        self.lines: list[tuple[int, bytes]] = []
+        self.next = 0
+        self.latencies: list[float] = []
+        self.elapsed = 0.0
+        self.server_cpu: float | None = 0.0
+        self.client_cpu = 0.0
+        self.pid: int | None = None
+        # The floor runs directly: its RSS would not be above the launcher's, and is not reported.
+        self.client = StdioClient(name, argv, scratch.env, ROOT, scratch.root / f"{name}-calls.stderr", launcher=not self.floor)
 
-def throughput(scratch: Scratch, name: str, argv: list[str], tool: str, calls: int, warmup: int) -> dict[str, Any]:
-    """`calls` sequential tools/call round trips on one connection, after tools/list and `warmup` untimed calls."""
-    floor = name == "floor"
-    client = StdioClient(name, argv, scratch.env, ROOT, scratch.root / f"{name}-calls.stderr", launcher=not floor)
-    listed = client.request("tools/list", {})  # the connection is set up (2026-07-28: nothing else to do)
-    if not floor:
-        _check_listed(name, listed)
-    token = uuid.uuid4().hex[:12]  # rata's database outlives the process: fresh emails every run
-    customer = {"id": 1, "email": f"ada-{token}@example.com"}
-    if not floor:
-        stored = client.request("tools/call", {"name": "customers_store", "arguments": {"name": "Ada Lovelace", "email": customer["email"]}})
-        customer = stored.get("structuredContent") or {}
-        if stored.get("isError") or customer.get("email") != f"ada-{token}@example.com":
-            raise client._fail(f"did not store the customer: {json.dumps(stored)[:500]}")
-    lines = [client.encode("tools/call", _call_params(tool, k, customer, token)) for k in range(warmup + calls)]
+    def setup(self) -> None:
+        """tools/list, one stored customer, the untimed calls."""
+        listed = self.client.request("tools/list", {})  # the connection is set up (2026-07-28: nothing else to do)
+        if not self.floor:
+            _check_listed(self.name, listed)
+            email = f"ada-{self.token}@example.com"
+            stored = self.client.request("tools/call", {"name": "customers_store", "arguments": {"name": "Ada Lovelace", "email": email}})
+            self.customer = stored.get("structuredContent") or {}
+            if stored.get("isError") or self.customer.get("email") != email:
+                raise self.client._fail(f"did not store the customer: {json.dumps(stored)[:500]}")
+        self.lines = [self.client.encode("tools/call", self._params(k)) for k in range(self.warmup + self.calls)]
+        self.run(self.warmup, timed=False)
+        self.pid = self.client.server_pid()
 
-    def check(result: dict[str, Any], k: int) -> None:
-        if floor:
+    def _params(self, k: int) -> dict[str, Any]:
+        if self.tool == "customers_show":
+            return {"name": self.tool, "arguments": {"id": self.customer["id"]}}
+        return {"name": self.tool, "arguments": {"name": f"Customer {k}", "email": f"bench-{self.token}-{k}@example.com"}}
+
+    def _check(self, result: dict[str, Any], k: int) -> None:
+        if self.floor:
             return
         content = result.get("structuredContent")
         ok = not result.get("isError") and isinstance(content, dict)
-        if ok and tool == "customers_show":
-            ok = content.get("id") == customer["id"]
+        if ok and self.tool == "customers_show":
+            ok = content.get("id") == self.customer["id"]
         elif ok:
-            ok = content.get("email") == f"bench-{token}-{k}@example.com"
+            ok = content.get("email") == f"bench-{self.token}-{k}@example.com"
         if not ok:
-            raise client._fail(f"answered call {k} of {tool} wrongly: {json.dumps(result)[:500]}")
+            raise self.client._fail(f"answered call {k} of {self.tool} wrongly: {json.dumps(result)[:500]}")
 
-    for k in range(warmup):
-        request_id, data = lines[k]
-        client.write(data)
-        check(client.answer(request_id), k)
-    pid = client.server_pid()
-    server_cpu_0, client_cpu_0 = _proc_cpu_s(pid), time.process_time()
-    latencies: list[float] = []
-    started = time.perf_counter()
-    for k in range(warmup, warmup + calls):
-        request_id, data = lines[k]
-        sent = time.perf_counter()
-        client.write(data)
-        result = client.answer(request_id)
-        latencies.append(time.perf_counter() - sent)
-        check(result, k)
-    elapsed = time.perf_counter() - started
-    server_cpu_1, client_cpu_1 = _proc_cpu_s(pid), time.process_time()
-    if floor:  # started directly: no launcher, no RSS (it would be this driver's)
-        client.kill()
-        report: dict[str, Any] = {"maxrss_kb": None, "launcher_maxrss_kb": None, "exit_code": None}
-    else:
-        report = client.finish()
-        if report["maxrss_kb"] <= report["launcher_maxrss_kb"]:
-            raise BenchError(f"the {name} server's peak RSS ({report['maxrss_kb']} KB) is not above the launcher's ({report['launcher_maxrss_kb']} KB).")
-    ordered = sorted(latencies)
-    return {
-        "command": _shown(argv),
-        "calls": calls,
-        "warmup_calls": warmup,
-        "elapsed_s": elapsed,
-        "calls_per_s": calls / elapsed,
-        "latency_s": {
-            "p50": statistics.median(ordered),
-            "p99": ordered[max(0, -(-99 * calls // 100) - 1)],  # nearest rank
-            "min": ordered[0],
-            "max": ordered[-1],
-            "mean": statistics.fmean(ordered),
-        },
-        "server_cpu_per_call_s": (server_cpu_1 - server_cpu_0) / calls if server_cpu_0 is not None and server_cpu_1 is not None else None,
-        "client_cpu_per_call_s": (client_cpu_1 - client_cpu_0) / calls,
-        "maxrss_kb": report["maxrss_kb"],
-        "launcher_maxrss_kb": report["launcher_maxrss_kb"],
-        "exit_code": report["exit_code"],
-        "process_cpu_s": report.get("cpu_s"),
-        "process_wall_s": report.get("wall_s"),
-    }
+    def run(self, count: int, timed: bool = True) -> None:
+        """The next `count` calls, one at a time: write the request, wait for its answer."""
+        client, lines, latencies = self.client, self.lines, self.latencies
+        if timed:
+            server_cpu_0, client_cpu_0 = _proc_cpu_s(self.pid), time.process_time()
+            started = time.perf_counter()
+        for k in range(self.next, self.next + count):
+            request_id, data = lines[k]
+            sent = time.perf_counter()
+            client.write(data)
+            result = client.answer(request_id)
+            if timed:
+                latencies.append(time.perf_counter() - sent)
+            self._check(result, k)
+        self.next += count
+        if timed:
+            self.elapsed += time.perf_counter() - started
+            self.client_cpu += time.process_time() - client_cpu_0
+            server_cpu_1 = _proc_cpu_s(self.pid)
+            if self.server_cpu is not None and server_cpu_0 is not None and server_cpu_1 is not None:
+                self.server_cpu += server_cpu_1 - server_cpu_0
+            else:
+                self.server_cpu = None
+
+    def finish(self) -> dict[str, Any]:
+        if self.floor:
+            self.client.kill()
+            report: dict[str, Any] = {"maxrss_kb": None, "launcher_maxrss_kb": None, "exit_code": None}
+        else:
+            report = self.client.finish()
+            if report["maxrss_kb"] <= report["launcher_maxrss_kb"]:
+                raise BenchError(
+                    f"the {self.name} server's peak RSS ({report['maxrss_kb']} KB) is not above the launcher's ({report['launcher_maxrss_kb']} KB)."
+                )
+        ordered = sorted(self.latencies)
+        n = len(ordered)
+        return {
+            "command": _shown(self.argv),
+            "calls": n,
+            "elapsed_s": self.elapsed,
+            "calls_per_s": n / self.elapsed,
+            "latency_s": {
+                "p50": statistics.median(ordered),
+                "p99": ordered[max(0, -(-99 * n // 100) - 1)],  # nearest rank
+                "min": ordered[0],
+                "max": ordered[-1],
+                "mean": statistics.fmean(ordered),
+            },
+            "server_cpu_per_call_s": self.server_cpu / n if self.server_cpu is not None else None,
+            "client_cpu_per_call_s": self.client_cpu / n,
+            "maxrss_kb": report["maxrss_kb"],
+            "launcher_maxrss_kb": report["launcher_maxrss_kb"],
+            "exit_code": report["exit_code"],
+            "process_cpu_s": report.get("cpu_s"),
+            "process_wall_s": report.get("wall_s"),
+        }
 
 
-def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_calls: int, tool: str) -> dict[str, Any]:
+def bench_calls(scratch: Scratch, commands: dict[str, dict[str, list[str]]], tool: str, calls: int, warmup: int, blocks: int) -> dict[str, Any]:
+    """Throughput: every server connected at once, driven in turn, `calls / blocks` round trips at a time.
+
+    Only the server being driven does anything (the others wait on their stdin), so a slow
+    patch on the machine falls on all of them alike instead of on whichever ran then.
+    """
+    names = ["rata", "fastmcp", "sdk", "floor"]
+    sessions: dict[str, CallSession] = {}
+    try:
+        for name in names:  # started together: their start-up is not what this measures
+            sessions[name] = CallSession(scratch, name, commands[name]["calls"], tool, calls, warmup)
+        for session in sessions.values():
+            session.setup()
+        per_block = [calls // blocks + (1 if i < calls % blocks else 0) for i in range(blocks)]
+        for index, count in enumerate(per_block):
+            shift = index % len(names)
+            for name in names[shift:] + names[:shift]:
+                sessions[name].run(count)
+        out: dict[str, Any] = {"tool": tool, "calls": calls, "warmup_calls": warmup, "blocks": blocks}
+        for session in sessions.values():  # end every session first: they shut down together
+            session.client.end_input()
+        for name in names:
+            out[name] = sessions.pop(name).finish()
+        return out
+    finally:
+        for session in sessions.values():  # only after a failure
+            session.client.kill()
+
+
+def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_calls: int, tool: str, blocks: int) -> dict[str, Any]:
     commands = server_commands()
     cold_order = ["rata", "rata-legacy", "fastmcp", "sdk", "floor"]
     run_child([str(BIN / "crm"), "--migrate"], scratch.env, ROOT, rss=False)  # the app's database, in RATA_HOME
+    started = time.perf_counter()
 
     def cold_argv(name: str) -> list[str]:
         return commands["rata" if name == "rata-legacy" else name]["cold"]
@@ -618,12 +688,12 @@ def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_c
     for name, rows in samples.items():
         walls, cpus = [r["wall_s"] for r in rows], [r["cpu_s"] for r in rows]
         cold[name] = {"wall_s": summary(walls), "cpu_s": summary(cpus), "wall_runs_s": walls}
+    cold["elapsed_s"] = time.perf_counter() - started
     out: dict[str, Any] = {"cold": cold}
-    print(f"server: {calls} tools/call {tool} round trips on each server ...", file=sys.stderr, flush=True)
-    calls_out: dict[str, Any] = {"tool": tool, "calls": calls, "warmup_calls": warmup_calls}
-    for name in ("rata", "fastmcp", "sdk", "floor"):
-        calls_out[name] = throughput(scratch, name, commands[name]["calls"], tool, calls, warmup_calls)
-    out["calls"] = calls_out
+    print(f"server: {calls} tools/call {tool} round trips on each server, in {blocks} turns ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    out["calls"] = bench_calls(scratch, commands, tool, calls, warmup_calls, blocks)
+    out["calls"]["elapsed_s"] = time.perf_counter() - started
     return out
 
 
@@ -789,7 +859,10 @@ def render(results: dict[str, Any]) -> str:
             f"(after `tools/list`, one `customers_store` and {calls['warmup_calls']} untimed calls)"
         )
         lines.append("")
-        lines.append("| server | calls/s | latency p50 | latency p99 | server CPU per call | peak RSS | rata's calls/s ÷ this | this p50 / rata's | this RSS / rata's |")
+        lines.append(
+            "| server | calls/s | latency p50 | latency p99 | server CPU per call | peak RSS "
+            "| rata's calls/s ÷ this | this p50 / rata's | this RSS / rata's |"
+        )
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         r = calls["rata"]
         for name in ("rata", "fastmcp", "sdk", "floor"):
@@ -829,15 +902,18 @@ def main() -> None:
     parser.add_argument("--warmups", type=int, default=1, help="inspect warm-up runs per tool, after the priming run (default 1)")
     parser.add_argument("--count", type=int, default=1000, help="generated commands for the codegen benchmarks (default 1000)")
     parser.add_argument("--rata-repeat", type=int, default=10, help="codegen repetitions for rata (default 10)")
-    parser.add_argument("--peer-repeat", type=int, default=2, help="codegen repetitions for FastMCP and the SDK (default 2)")
+    parser.add_argument("--peer-repeat", type=int, default=1, help="codegen repetitions for FastMCP and the SDK (default 1)")
     parser.add_argument("--e2e-runs", type=int, default=1, help="runs of each end-to-end command on the generated app (default 1)")
     parser.add_argument("--server-runs", type=int, default=15, help="measured cold starts per MCP server (default 15)")
     parser.add_argument("--server-warmups", type=int, default=2, help="untimed cold-start rounds first; the first fills the bytecode cache (default 2)")
     parser.add_argument("--calls", type=int, default=2000, help="timed tools/call round trips per MCP server (default 2000)")
     parser.add_argument("--warmup-calls", type=int, default=100, help="untimed tools/call round trips before them (default 100)")
+    parser.add_argument("--blocks", type=int, default=10, help="the timed calls are made in this many turns per server, alternating (default 10)")
     parser.add_argument("--server-tool", choices=("customers_show", "customers_store"), default="customers_show",
                         help="the tool called in the throughput run (default customers_show of a stored customer)")
-    parser.add_argument("--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run, 3 cold starts and 500 calls per server")
+    parser.add_argument(
+        "--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run, 3 cold starts and 500 calls per server"
+    )
     parser.add_argument("--only", choices=("inspect", "codegen", "e2e", "server"), help="run one benchmark")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/")
     args = parser.parse_args()
@@ -856,29 +932,45 @@ def main() -> None:
             "parent_PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE"),
             "git": git_state(),
         }
+        sections: dict[str, float] = {}
+        results["section_s"] = sections  # how long each part took, to keep the whole run short
+        mark = time.perf_counter()
+
+        def done(name: str) -> None:
+            nonlocal mark
+            now = time.perf_counter()
+            sections[name] = round(now - mark, 1)
+            mark = now
+
         print("priming the bytecode cache ...", file=sys.stderr, flush=True)
         prime(scratch, args.count)
+        done("prime")
         if args.only in (None, "inspect"):
             print(f"inspect: {args.warmups} warm-ups + {args.runs} runs each of rata and fastmcp ...", file=sys.stderr, flush=True)
             results["inspect"] = bench_inspect(scratch, args.runs, args.warmups)
+            done("inspect")
         if args.only in (None, "codegen"):
             print(f"codegen: {args.count} commands, rata x{args.rata_repeat}, FastMCP and SDK x{args.peer_repeat} ...", file=sys.stderr, flush=True)
             results["codegen"] = bench_codegen(scratch, args.count, {"rata": args.rata_repeat, "fastmcp": args.peer_repeat, "sdk": args.peer_repeat})
+            done("codegen")
         if args.only in (None, "e2e"):
             print(f"end to end: the {SMALL}- and {args.count}-command apps, x{args.e2e_runs} ...", file=sys.stderr, flush=True)
             results["end_to_end"] = bench_end_to_end(scratch, args.count, args.e2e_runs)
+            done("e2e")
         if args.only in (None, "server"):
             print(
-                f"server: {args.server_warmups} warm-up rounds + {args.server_runs} cold starts each of crm --mcp (both eras), FastMCP, the SDK ...",
+                f"server: {args.server_warmups} untimed rounds + {args.server_runs} cold starts each of crm --mcp (both eras), FastMCP, the SDK ...",
                 file=sys.stderr,
                 flush=True,
             )
-            results["server"] = bench_server(scratch, args.server_runs, args.server_warmups, args.calls, args.warmup_calls, args.server_tool)
+            results["server"] = bench_server(scratch, args.server_runs, args.server_warmups, args.calls, args.warmup_calls, args.server_tool, args.blocks)
+            done("server")
     finally:
         scratch.close()
     results["elapsed_s"] = time.perf_counter() - started
     print(render(results))
-    print(f"(benchmarks took {results['elapsed_s']:.0f} s)", file=sys.stderr)
+    parts = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results["section_s"].items())
+    print(f"(benchmarks took {results['elapsed_s']:.0f} s: {parts})", file=sys.stderr)
     if not args.no_save:
         RESULTS.mkdir(exist_ok=True)
         text = json.dumps(results, indent=2) + "\n"

@@ -211,7 +211,18 @@ def as_table(result: QueryResult) -> str:
 
 
 def schema(conn: ReadOnlyConnection, *, summary: bool = False, name_filter: str = "") -> dict[str, Any]:
-    """Tables (columns, indexes, foreign keys, row counts), views and triggers, optionally filtered by name."""
+    """Tables (columns, indexes, foreign keys, row counts), views and triggers, optionally filtered by name.
+
+    Its many small statements share one check of the file (before and after, read again if the
+    app wrote meanwhile) instead of one each.
+    """
+    found = _schema(conn.connection(), summary, name_filter)
+    if conn.changed():
+        found = _schema(conn.connection(), summary, name_filter)
+    return found
+
+
+def _schema(conn: sqlite3.Connection, summary: bool, name_filter: str) -> dict[str, Any]:
     needle = name_filter.lower()
     objects = conn.execute(
         "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
@@ -235,7 +246,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _table(conn: ReadOnlyConnection, name: str, summary: bool) -> dict[str, Any]:
+def _table(conn: sqlite3.Connection, name: str, summary: bool) -> dict[str, Any]:
     count = conn.execute(f"SELECT count(*) FROM {_quote(name)}").fetchone()[0]
     if summary:
         return {"name": name, "rows": count}

@@ -15,10 +15,13 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from rata._record import Record
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+REFRESH_INTERVAL = 2.0
+"""Seconds a search trusts the last look at the files (a look walks every docs folder)."""
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -117,6 +120,7 @@ class DocsIndex:
         self.path = (location or cache_dir()) / f"docs-{key}.sqlite"
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._refreshed_at: float | None = None
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -126,7 +130,7 @@ class DocsIndex:
             if version != SCHEMA_VERSION:
                 conn.executescript(
                     "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sections;"
-                    "CREATE TABLE files (path TEXT PRIMARY KEY, shown TEXT, mtime_ns INTEGER, size INTEGER);"
+                    "CREATE TABLE files (path TEXT PRIMARY KEY, shown TEXT, mtime_ns INTEGER, size INTEGER, first_row INTEGER, last_row INTEGER);"
                     "CREATE VIRTUAL TABLE sections USING fts5(source UNINDEXED, path UNINDEXED, anchor UNINDEXED, heading, body, tokenize='porter unicode61');"
                     f"PRAGMA user_version = {SCHEMA_VERSION};"
                 )
@@ -137,6 +141,8 @@ class DocsIndex:
         """Every Markdown file under the roots: key -> (source, display path, mtime_ns, size)."""
         found: dict[str, tuple[str, str, int, int]] = {}
         for label, root in self.roots:
+            prefix = self.shown[label].rstrip("/") + "/"
+            skip = len(str(root)) + 1
             for folder, dirs, files in os.walk(root):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
                 for name in files:
@@ -147,7 +153,8 @@ class DocsIndex:
                         stat = os.stat(full)
                     except OSError:
                         continue
-                    shown = f"{self.shown[label].rstrip('/')}/{Path(os.path.relpath(full, root)).as_posix()}"
+                    relative = full[skip:]
+                    shown = prefix + (relative if os.sep == "/" else relative.replace(os.sep, "/"))
                     found[full] = (label, shown, stat.st_mtime_ns, stat.st_size)
         return found
 
@@ -156,16 +163,19 @@ class DocsIndex:
         with self._lock:
             conn = self._db()
             current = self._files()
-            known = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT path, shown, mtime_ns, size FROM files")}
-            changed = [path for path, (_, _, mtime, size) in current.items() if known.get(path, (None, None, None))[1:] != (mtime, size)]
+            known = {row[0]: row[1:] for row in conn.execute("SELECT path, mtime_ns, size, first_row, last_row FROM files")}
+            changed = [path for path, (_, _, mtime, size) in current.items() if known.get(path, (None, None))[:2] != (mtime, size)]
             removed = [path for path in known if path not in current]
+            self._refreshed_at = time.monotonic()
             if not changed and not removed:
                 return 0, 0
             conn.execute("BEGIN")
             try:
                 for path in removed + changed:
                     if path in known:
-                        conn.execute("DELETE FROM sections WHERE path = ?", (known[path][0],))
+                        first, last = known[path][2:]
+                        if first is not None:  # a file's sections are one run of rowids: no scan of the whole index
+                            conn.execute("DELETE FROM sections WHERE rowid BETWEEN ? AND ?", (first, last))
                         conn.execute("DELETE FROM files WHERE path = ?", (path,))
                 for path in changed:
                     source, shown, mtime, size = current[path]
@@ -173,11 +183,14 @@ class DocsIndex:
                         text = Path(path).read_text(encoding="utf-8", errors="replace")
                     except OSError:
                         continue
+                    before = _last_row(conn)
                     conn.executemany(
                         "INSERT INTO sections (source, path, anchor, heading, body) VALUES (?, ?, ?, ?, ?)",
                         [(source, s.path, s.anchor, s.heading, s.body) for s in split_sections(shown, text)],
                     )
-                    conn.execute("INSERT INTO files (path, shown, mtime_ns, size) VALUES (?, ?, ?, ?)", (path, shown, mtime, size))
+                    after = _last_row(conn)
+                    rows = (before + 1, after) if after > before else (None, None)
+                    conn.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", (path, shown, mtime, size, *rows))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -185,8 +198,13 @@ class DocsIndex:
             return len(changed), len(removed)
 
     def search(self, queries: list[str], budget_tokens: int = 2_000, per_query: int = 8) -> tuple[list[Hit], bool]:
-        """Ranked sections for each query (BM25, headings weighted 5x); (hits, cut) where cut says the budget ran out."""
-        self.refresh()
+        """Ranked sections for each query (BM25, headings weighted 5x); (hits, cut) where cut says the budget ran out.
+
+        The files are looked at again (and changed ones re-indexed) unless that was done in the
+        last `REFRESH_INTERVAL` seconds.
+        """
+        if self._refreshed_at is None or time.monotonic() - self._refreshed_at >= REFRESH_INTERVAL:
+            self.refresh()
         hits: list[Hit] = []
         seen: set[tuple[str, str]] = set()
         used = 0
@@ -213,6 +231,11 @@ class DocsIndex:
                     used += cost
                     hits.append(Hit(source, path, anchor, heading, " ".join(snippet.split()), round(-rank, 4)))
         return hits, cut
+
+
+def _last_row(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT rowid FROM sections ORDER BY rowid DESC LIMIT 1").fetchone()
+    return row[0] if row else 0
 
 
 def _fts_query(text: str) -> str:

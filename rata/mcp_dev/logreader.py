@@ -83,10 +83,14 @@ def read_entries(
     regex = re.compile(pattern) if pattern else None
     scan = Scan()
     budget = [MAX_SCAN_BYTES]
+    # Lines of a level worth keeping carry its name in quotes; others are skipped before parsing (most of the cost).
+    level_marks = [f'"{level}"'.encode() for level, number in LEVELS.items() if number >= wanted] if wanted else []
     for path in log_files(logs_dir, name):
         scan.files.append(path.name)
         before = budget[0]
         for line in _lines_backwards(path, budget):
+            if level_marks and not any(mark in line for mark in level_marks):
+                continue
             try:
                 entry = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):

@@ -243,12 +243,16 @@ def test_the_index_is_brought_up_to_date_one_changed_file_at_a_time(tmp_path, ca
         assert [h.link for h in index.search(["alpha"])[0]] == ["docs/a.md#alpha"]
 
 
-def test_search_refreshes_the_index_by_itself(tmp_path, cache):
+def test_search_refreshes_the_index_by_itself_once_the_refresh_interval_has_passed(tmp_path, cache):
+    from rata.mcp_dev import docs_index
+
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Alpha\nThe first page.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
         assert index.search(["hedgehogs"])[0] == []
         write(docs / "new.md", "# Hedgehogs\nA new page.\n")
+        assert index.search(["hedgehogs"])[0] == []  # searches in quick succession trust the last look at the files
+        index._refreshed_at -= docs_index.REFRESH_INTERVAL  # the interval has passed
         assert [h.link for h in index.search(["hedgehogs"])[0]] == ["docs/new.md#hedgehogs"]
 
 
