@@ -12,7 +12,7 @@ a database transaction; convert the result to JSON values.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from rata._record import Record
 
@@ -24,10 +24,14 @@ class Origin(Record):
     """Who is calling: ``frontend`` (a window), ``agent`` (an MCP client) or ``internal`` (the app, tests, the CLI)."""
 
     __slots__ = ("kind", "client", "window")
-    _defaults: ClassVar[dict[str, Any]] = {"client": None, "window": None}
     kind: str
     client: str | None
     window: str | None
+
+    def __init__(self, kind: str, client: str | None = None, window: str | None = None) -> None:
+        self.kind = kind  # one per call: written out rather than Record's generic loop
+        self.client = client
+        self.window = window
 
     @classmethod
     def frontend(cls, window: str = "main") -> Origin:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from rata._record import Record
 
@@ -25,11 +25,16 @@ class AgentCalled(Record):
     """An agent called a tool (whatever the outcome)."""
 
     __slots__ = ("tool", "client", "ok", "duration_ms")
-    _defaults: ClassVar[dict[str, Any]] = {"duration_ms": 0.0}
     tool: str
     client: str
     ok: bool
     duration_ms: float
+
+    def __init__(self, tool: str, client: str, ok: bool, duration_ms: float = 0.0) -> None:
+        self.tool = tool  # one per call: written out rather than Record's generic loop
+        self.client = client
+        self.ok = ok
+        self.duration_ms = duration_ms
 
 
 class Events:
