@@ -387,7 +387,7 @@ class Analyzer:
         doc = parse_docstring(_own_doc(cls))
         node = ObjectNode(cls, kind, description=doc.description)
         self._objects[cls] = node  # before the fields, so a recursive type finds itself
-        hints = _resolve_hints(cls, f"{where}: {cls.__name__}")
+        hints = resolve_hints(cls, f"{where}: {cls.__name__}")
         field_where = f"{where} ({cls.__name__}.{{}})"
         try:
             if kind == "dataclass":
@@ -428,10 +428,6 @@ class Analyzer:
 
 def resolve_hints(obj: Any, where: str) -> dict[str, Any]:
     """`typing.get_type_hints` with extras, naming the one hint that does not resolve."""
-    return _resolve_hints(obj, where)
-
-
-def _resolve_hints(obj: Any, where: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(obj, include_extras=True)
     except Exception as first:  # noqa: BLE001 - re-raised below with the failing name

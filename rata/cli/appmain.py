@@ -31,7 +31,6 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
     """Run the app's command line; returns the exit code (and exits with it when called as a script)."""
     if list(sys.argv[1:] if argv is None else argv) == ["--mcp"]:
         # What MCP clients launch, every session: skip argparse (its help formatter alone costs ~10 ms).
-        configure_logging(app.folder, app.name)
         return serve_mcp(app)
     args = _parser(app).parse_args(argv)
     try:
@@ -58,9 +57,11 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
 
 
 def serve_mcp(app: App) -> int:
-    """Serve `app` as an MCP server on stdio until the client closes stdin."""
+    """Serve `app` as an MCP server on stdio until the client closes stdin (logging to its folder)."""
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import serve
+
+    configure_logging(app.folder, app.name)
 
     return serve(lambda send: AppServer(app, send=send).server)
 

@@ -43,11 +43,8 @@ def _server(argv: Sequence[str]) -> int:
             return serve_dev(app_spec)
         from rata.cli.appmain import serve_mcp
         from rata.loader import load_app
-        from rata.logs import configure_logging
 
-        app = load_app(app_spec).app
-        configure_logging(app.folder, app.name)
-        return serve_mcp(app)
+        return serve_mcp(load_app(app_spec).app)
     except RataError as error:
         sys.stderr.write(f"error: {error.message}\n" + (f"{error.hint}\n" if error.hint else ""))
         return error.exit_code

@@ -96,11 +96,8 @@ def serve(app_spec: Optional[str] = AppOption) -> None:
     """Serve the app's MCP server on stdio (both protocol eras), as `<app> --mcp` does."""
     from rata.cli.appmain import serve_mcp
     from rata.loader import load_app
-    from rata.logs import configure_logging
 
-    target = load_app(app_spec).app
-    configure_logging(target.folder, target.name)
-    raise typer.Exit(serve_mcp(target))
+    raise typer.Exit(serve_mcp(load_app(app_spec).app))
 
 
 @app.command("dev")

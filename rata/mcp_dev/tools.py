@@ -244,7 +244,7 @@ class MigrationReport(TypedDict):
 @command(can=ABILITY, read_only=True)
 def migration_status(ctx: Ctx) -> MigrationReport:
     """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone."""
-    from rata.migrations import discover, status
+    from rata.migrations import MigrationStatus, discover, status
 
     app = target(ctx).app()
     path, folder = app.folder.database, app.migrations_dir
@@ -258,7 +258,7 @@ def migration_status(ctx: Ctx) -> MigrationReport:
         finally:
             conn.close()
     else:
-        rows = [_pending(m.version, m.name) for m in discover(folder)]
+        rows = [MigrationStatus(m.version, m.name, "pending") for m in discover(folder)]
         notes.append(_no_database(path))
     states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
     pending = sum(1 for s in states if s["state"] == "pending")
@@ -267,12 +267,6 @@ def migration_status(ctx: Ctx) -> MigrationReport:
     if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
     return _new(MigrationReport, str(folder), str(path), states, " ".join(notes))
-
-
-def _pending(version: int, name: str) -> Any:
-    from rata.migrations import MigrationStatus
-
-    return MigrationStatus(version, name, "pending")
 
 
 # --- logs ---------------------------------------------------------------------------------------
