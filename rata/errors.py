@@ -65,3 +65,11 @@ class DriftError(RataError):
     """A saved surface or catalog no longer matches the app."""
 
     exit_code = 4
+
+
+class EndpointError(RataError):
+    """The running app's private endpoint could not be opened, reached or trusted."""
+
+
+class WindowError(RataError):
+    """A window or its backend failed: a JS error, a closed window, a missing browser or toolkit."""

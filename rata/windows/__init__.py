@@ -1,0 +1,1 @@
+"""Windows: the app's frontend in a desktop webview or headless Chromium."""
