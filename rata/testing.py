@@ -12,6 +12,9 @@
     with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
         ...
 
+    with RunningApp(app), AgentClient.running(app) as agent:  # through the running app's endpoint
+        ...
+
 `era="legacy"` speaks 2025-11-25 (``initialize`` first). Every message goes through the JSON
 line framing, so what a test sees is byte for byte what a client would.
 """
@@ -156,6 +159,26 @@ class AgentClient:
 
         return cls(None, _transport=transport, **options)
 
+    @classmethod
+    def running(cls, app: App, **options: Any) -> AgentClient:
+        """A client connected to the running app's MCP endpoint, the way `crm --mcp` connects (see `rata.running`)."""
+        from rata.endpoint import MCP, connect
+
+        connection = connect(app.folder, MCP)
+        if connection is None:
+            raise ConnectionError(f"{app.name} is not running here: no MCP endpoint in {app.folder.path}")
+
+        def transport(client: AgentClient) -> Callable[[bytes], None]:
+            def pump() -> None:
+                for line in connection.rfile:
+                    client._on_bytes(line)
+
+            threading.Thread(target=pump, daemon=True).start()
+            client._connection = connection
+            return lambda data: connection.send(data if data.endswith(b"\n") else data + b"\n")
+
+        return cls(None, _transport=transport, **options)
+
     # --- plumbing ---
 
     def _on_bytes(self, data: bytes) -> None:
@@ -277,6 +300,9 @@ class AgentClient:
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        connection = getattr(self, "_connection", None)
+        if connection is not None:
+            connection.close()
         process = getattr(self, "_process", None)
         if process is not None:
             process.stdin.close()

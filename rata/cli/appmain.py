@@ -3,8 +3,11 @@
     def main() -> None:
         run_app(app)
 
-``--migrate`` applies the app's migrations and exits; ``--mcp`` serves the app's MCP server
-on stdio (headless). This path imports no Typer or rich, so it starts fast.
+``--migrate`` applies the app's migrations and exits. ``--headless`` runs the app without a
+window, in the foreground, until Ctrl-C or SIGTERM: its MCP endpoint is open, so agents reach
+it. ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
+else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
+This path imports no Typer or rich, so it starts fast.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ def _parser(app: App) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=app.name, description=app.description or f"{app.name} {app.version}, a rata app.")
     parser.add_argument("--version", action="version", version=f"{app.name} {app.version}")
     parser.add_argument("--migrate", action="store_true", help="apply pending migrations to the app's database and exit")
-    parser.add_argument("--mcp", action="store_true", help="serve the app's MCP server on stdio (what MCP clients launch)")
+    parser.add_argument("--mcp", action="store_true", help="serve MCP on stdio (what MCP clients launch): through the running app if there is one, else headless")
+    parser.add_argument("--headless", action="store_true", help="run the app without a window until stopped; agents reach it through --mcp")
     return parser
 
 
@@ -46,24 +50,67 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
             return 0
         if args.mcp:
             return serve_mcp(app)
+        if args.headless:
+            return run_headless(app)
     except RataError as error:
         sys.stderr.write(f"error: {error.message}\n")
         if error.hint:
             sys.stderr.write(f"{error.hint}\n")
         return error.exit_code
     _parser(app).print_usage(sys.stderr)
-    sys.stderr.write(f"{app.name}: nothing to do; try --mcp or --migrate (see --help)\n")
+    sys.stderr.write(f"{app.name}: nothing to do; try --headless, --mcp or --migrate (see --help)\n")
     return 2
 
 
 def serve_mcp(app: App) -> int:
-    """Serve `app` as an MCP server on stdio until the client closes stdin (logging to its folder)."""
+    """MCP on stdio until the client closes stdin: piped to the running app if there is one, else served here."""
+    configure_logging(app.folder, app.name)
+    connection = _running_app(app)
+    if connection is not None:
+        from rata.mcp.shim import pipe
+        from rata.mcp.stdio import protect_stdout
+
+        sys.stderr.write(f"{app.name}: connected to the running app; the agent works in it\n")
+        how = pipe(connection, sys.stdin.buffer, protect_stdout())
+        if how == "app closed":
+            sys.stderr.write(f"{app.name}: the running app closed the connection (it stopped?)\n")
+        return 0
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import serve
 
-    configure_logging(app.folder, app.name)
-
+    sys.stderr.write(f"{app.name}: no running app; serving MCP headless (no window)\n")
     return serve(lambda send: AppServer(app, send=send).server)
+
+
+def _running_app(app: App) -> object | None:
+    """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
+    if not (app.folder.path / "mcp.sock").exists():
+        return None  # the common case, decided without importing the endpoint code
+    from rata.mcp.shim import find_running_app
+
+    try:
+        return find_running_app(app)
+    except RataError as error:
+        sys.stderr.write(f"{app.name}: not using the running app: {error.message}\n")
+        return None
+
+
+def run_headless(app: App) -> int:
+    """Run the app without a window until Ctrl-C or SIGTERM; agents reach it through `--mcp`."""
+    from rata.running import RunningApp
+
+    with RunningApp(app) as running:
+        for migration in running.applied:
+            sys.stderr.write(f"applied {migration.filename}\n")
+        endpoint = running.mcp_endpoint
+        if endpoint is not None:
+            sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")
+        else:
+            sys.stderr.write(f"{app.name} is running headless; it is not an MCP server (the app never called .mcp(...)). Ctrl-C stops it.\n")
+        sys.stderr.flush()
+        running.wait()
+    sys.stderr.write(f"{app.name} stopped\n")
+    return 0
 
 
 def main_for(app: App) -> None:

@@ -1,0 +1,414 @@
+"""The running app's private endpoints: a 0600 Unix socket in the app's folder, behind a challenge.
+
+Two endpoints share this one implementation and differ only in their `Kind`:
+
+- ``RATA-MCP/1`` on ``mcp.sock``: what `crm --mcp` (the shim) connects to, so an agent works
+  in the running app;
+- ``RATA-DEV/1`` on ``dev.sock``: the debug build's bridge for `rata mcp dev`'s window tools.
+
+The handshake is one ASCII line each way, then the connection carries the protocol unchanged::
+
+    app    -> client   RATA-MCP/1 <nonce>           32 fresh random bytes, hex
+    client -> app      <proof>                      hex HMAC-SHA256(token, "RATA-MCP/1 client <nonce>")
+    app    -> client   OK <proof>                   hex HMAC-SHA256(token, "RATA-MCP/1 app <nonce>")
+                 or    DENIED <reason>              and the app closes the connection
+
+``token`` is the per-install secret (``instance.token``, 0600). The greeting names the
+protocol and the protocol is inside every HMAC, so an MCP client can never be accepted by the
+dev endpoint or the other way round, even if one were pointed at the other's socket. A fresh
+nonce per connection makes a recorded answer worthless; an answer that does not come within
+the handshake timeout is refused. Every refusal is logged under ``rata.endpoint``.
+
+Why the app's folder and not ``$TMPDIR``: both sides already know the folder (it holds the
+database and the token), and a coding agent's sandbox may give it a ``TMPDIR`` of its own.
+The folder is 0700 and the socket 0600; on Linux the app also checks the peer's uid
+(``SO_PEERCRED``). A lock file (``mcp.sock.lock``, held with ``flock`` while the app runs)
+tells a live endpoint from a stale socket left by a crash: the lock dies with the process.
+
+Windows has no such sockets in this design; there the endpoint is loopback TCP with the
+same handshake (docs/security.md). It is not built yet: `EndpointServer.open` says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from rata._record import Record
+from rata.errors import EndpointError
+from rata.folder import AppFolder
+from rata.logs import LazyLogger
+
+log = LazyLogger("rata.endpoint")  # applies the app's log configuration on first use
+
+HANDSHAKE_TIMEOUT = 2.0
+"""Seconds a client has to answer the challenge (and a client waits for the app's greeting)."""
+
+MAX_HANDSHAKE_LINE = 512
+_SUN_PATH_MAX = 100  # sockaddr_un holds 104 (macOS) or 108 (Linux) bytes with the NUL; stay below both
+
+
+class Kind(Record):
+    """One endpoint: the protocol its greeting names and its socket's file name in the app's folder."""
+
+    __slots__ = ("protocol", "socket_name")
+    protocol: str
+    socket_name: str
+
+    def __init__(self, protocol: str, socket_name: str) -> None:
+        self.protocol = protocol
+        self.socket_name = socket_name
+
+    def proof(self, token: str, side: str, nonce: str) -> str:
+        message = f"{self.protocol} {side} {nonce}".encode("ascii")
+        return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+MCP = Kind("RATA-MCP/1", "mcp.sock")
+DEV = Kind("RATA-DEV/1", "dev.sock")
+
+
+def socket_path(folder: AppFolder, kind: Kind) -> Path:
+    return folder.path / kind.socket_name
+
+
+class Connection:
+    """An authenticated connection: lines in through `rfile`, bytes out through `send` (thread-safe)."""
+
+    def __init__(self, sock: socket.socket, peer_pid: int | None = None) -> None:
+        self.sock = sock
+        self.peer_pid = peer_pid
+        self.rfile = sock.makefile("rb")
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def send(self, data: bytes) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self.closed = True
+
+    def close(self) -> None:
+        """Close both ways; a thread blocked reading `rfile` wakes up to EOF first (idempotent)."""
+        with self._lock:
+            self.closed = True
+        for close in (lambda: self.sock.shutdown(socket.SHUT_RDWR), self.rfile.close, self.sock.close):
+            try:
+                close()
+            except OSError:
+                pass
+
+
+class EndpointServer:
+    """Listens on the endpoint's socket; each client that passes the challenge is handed to `on_client`.
+
+    ``on_client(connection)`` runs on a thread of its own and owns the connection until it
+    returns; then the connection is closed. A failing client never disturbs the others.
+    """
+
+    def __init__(
+        self,
+        folder: AppFolder,
+        kind: Kind,
+        on_client: Callable[[Connection], None],
+        *,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+    ) -> None:
+        self.folder = folder
+        self.kind = kind
+        self.path = socket_path(folder, kind)
+        self.on_client = on_client
+        self.handshake_timeout = handshake_timeout
+        self._sock: socket.socket | None = None
+        self._lock_fd: int | None = None
+        self._token = ""
+        self._thread: threading.Thread | None = None
+        self._clients: set[Connection] = set()
+        self._clients_lock = threading.Lock()
+        self._closing = False
+
+    def __enter__(self) -> EndpointServer:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def clients(self) -> int:
+        with self._clients_lock:
+            return len(self._clients)
+
+    def open(self) -> EndpointServer:
+        if not hasattr(socket, "AF_UNIX") or sys.platform.startswith("win"):
+            raise EndpointError(
+                "The running-app endpoint needs Unix sockets, which this platform does not have.",
+                hint="On Windows the endpoint will be loopback TCP with the per-install token (docs/security.md); until then `--mcp` serves headless.",
+            )
+        self.folder.ensure()
+        self._token = self.folder.token()
+        self._take_lock()
+        try:
+            _unlink(self.path)  # the lock is ours, so a socket file here is a crashed run's
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            with _short_address(self.path) as address:
+                sock.bind(address)
+            os.chmod(self.path, 0o600)  # before listen(): nobody can connect until then
+            sock.listen(16)
+        except OSError as error:
+            self._release_lock()
+            raise EndpointError(
+                f"Could not open the {self.kind.protocol} endpoint at {self.path}: {error.strerror or error}.",
+                hint="Check that the app's folder is writable (RATA_HOME sets it).",
+            ) from None
+        self._sock = sock
+        self._thread = threading.Thread(target=self._accept_loop, name=f"rata-endpoint-{self.kind.socket_name}", daemon=True)
+        self._thread.start()
+        log.info("%s endpoint open at %s", self.kind.protocol, self.path)
+        return self
+
+    def close(self) -> None:
+        """Stop accepting, close every client, remove the socket and release the lock (idempotent)."""
+        if self._sock is None:
+            return
+        self._closing = True
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+        if self._thread is not None:
+            self._thread.join(2.0)
+        with self._clients_lock:
+            clients = list(self._clients)
+        for client in clients:
+            try:
+                client.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        _unlink(self.path)
+        self._release_lock()
+        self._sock = None
+
+    # --- the lock that tells a live endpoint from a stale socket ---
+
+    def _take_lock(self) -> None:
+        import fcntl
+
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise EndpointError(
+                f"Another running copy of this app already serves {self.kind.protocol} at {self.path}.",
+                hint="Use that one (agents reach it through `--mcp`), or stop it first.",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing drops the flock
+            self._lock_fd = None
+
+    # --- accepting and the challenge ---
+
+    def _accept_loop(self) -> None:
+        assert self._sock is not None
+        while not self._closing:
+            try:
+                sock, _ = self._sock.accept()
+            except OSError:
+                if self._closing:
+                    return
+                continue
+            threading.Thread(target=self._serve_client, args=(sock,), name="rata-endpoint-client", daemon=True).start()
+
+    def _serve_client(self, sock: socket.socket) -> None:
+        pid, uid = _peer_credentials(sock)
+        who = f"pid {pid}" if pid else "a client"
+        if uid is not None and uid != os.getuid():
+            log.warning("refused %s on %s: it runs as uid %s, the app as uid %s", who, self.kind.socket_name, uid, os.getuid())
+            _refuse(sock, "wrong user")
+            return
+        reason = self._challenge(sock)
+        if reason is not None:
+            log.warning("refused %s on %s: %s", who, self.kind.socket_name, reason)
+            _refuse(sock, reason)
+            return
+        connection = Connection(sock, pid)
+        with self._clients_lock:
+            self._clients.add(connection)
+        log.info("%s connected to %s", who, self.kind.socket_name)
+        try:
+            self.on_client(connection)
+        except Exception:  # noqa: BLE001 - one client's failure must not reach the app or the others
+            log.exception("the %s client (%s) failed", self.kind.protocol, who)
+        finally:
+            with self._clients_lock:
+                self._clients.discard(connection)
+            connection.close()
+            log.info("%s left %s", who, self.kind.socket_name)
+
+    def _challenge(self, sock: socket.socket) -> str | None:
+        """Greet, check the answer; None when the client proved it holds the token, else why not."""
+        nonce = secrets.token_hex(32)
+        try:
+            sock.settimeout(self.handshake_timeout)
+            sock.sendall(f"{self.kind.protocol} {nonce}\n".encode("ascii"))
+            answer = _read_line(sock)
+        except TimeoutError:
+            return f"no answer to the challenge within {self.handshake_timeout:g} s"
+        except OSError as error:
+            return f"the connection failed during the challenge ({error.strerror or error})"
+        if answer is None:
+            return "it closed the connection or sent an over-long line during the challenge"
+        if not hmac.compare_digest(answer, self.kind.proof(self._token, "client", nonce)):
+            return "wrong answer to the challenge (not this install's token, or an answer to another challenge)"
+        try:
+            sock.sendall(f"OK {self.kind.proof(self._token, 'app', nonce)}\n".encode("ascii"))
+            sock.settimeout(None)
+        except OSError as error:
+            return f"the connection failed during the challenge ({error.strerror or error})"
+        return None
+
+
+def connect(folder: AppFolder, kind: Kind, *, timeout: float = HANDSHAKE_TIMEOUT) -> Connection | None:
+    """Connect to the running app's endpoint; None when no app is listening there.
+
+    Raises `EndpointError` when something listens but the handshake fails (a refusal, the
+    wrong protocol, or an app that cannot prove it holds the token).
+    """
+    path = socket_path(folder, kind)
+    if not path.exists():
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        with _short_address(path) as address:
+            sock.connect(address)
+    except (ConnectionRefusedError, FileNotFoundError):
+        sock.close()
+        return None  # a stale socket from a crashed run: nobody is there
+    except OSError as error:
+        sock.close()
+        raise EndpointError(f"Could not connect to the running app at {path}: {error.strerror or error}.") from None
+    try:
+        return _answer(sock, folder, kind, path)
+    except BaseException:
+        sock.close()
+        raise
+
+
+def _answer(sock: socket.socket, folder: AppFolder, kind: Kind, path: Path) -> Connection:
+    try:
+        greeting = _read_line(sock)
+        if greeting is None:
+            raise EndpointError(f"The endpoint at {path} closed the connection without a greeting.")
+        protocol, _, nonce = greeting.partition(" ")
+        if protocol != kind.protocol or not nonce:
+            raise EndpointError(f"The endpoint at {path} speaks {protocol or 'nothing known'!s}, not {kind.protocol}.")
+        token = folder.token()
+        sock.sendall((kind.proof(token, "client", nonce) + "\n").encode("ascii"))
+        reply = _read_line(sock)
+    except TimeoutError:
+        raise EndpointError(f"The endpoint at {path} did not finish the handshake in time.") from None
+    except OSError as error:
+        raise EndpointError(f"The connection to {path} failed during the handshake: {error.strerror or error}.") from None
+    if reply is None:
+        raise EndpointError(f"The running app at {path} closed the connection during the handshake.")
+    status, _, rest = reply.partition(" ")
+    if status == "DENIED":
+        raise EndpointError(f"The running app at {path} refused the connection: {rest}.")
+    if status != "OK" or not hmac.compare_digest(rest, kind.proof(token, "app", nonce)):
+        raise EndpointError(f"The endpoint at {path} could not prove it belongs to this install; not trusting it.")
+    sock.settimeout(None)
+    return Connection(sock, None)
+
+
+def _read_line(sock: socket.socket) -> str | None:
+    """One handshake line, read a byte at a time so nothing after it is consumed; None on EOF or overflow."""
+    data = bytearray()
+    while len(data) <= MAX_HANDSHAKE_LINE:
+        byte = sock.recv(1)
+        if not byte:
+            return None
+        if byte == b"\n":
+            try:
+                return data.decode("ascii").strip()
+            except UnicodeDecodeError:
+                return ""
+        data += byte
+    return None
+
+
+def _refuse(sock: socket.socket, reason: str) -> None:
+    try:
+        sock.settimeout(0.5)
+        sock.sendall(f"DENIED {reason}\n".encode("ascii", "replace"))
+    except OSError:
+        pass
+    sock.close()
+
+
+def _peer_credentials(sock: socket.socket) -> tuple[int | None, int | None]:
+    """(pid, uid) of the process at the other end, where the platform tells (Linux: SO_PEERCRED)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None, None
+    try:
+        pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return None, None
+    return pid, uid
+
+
+class _short_address:
+    """A socket address for `path` short enough for sockaddr_un.
+
+    A long folder (deep home directories, test temp folders) would overflow the ~104-byte
+    limit; on Linux the folder is then reached through ``/proc/self/fd/<dirfd>``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> str:
+        text = str(self.path)
+        if len(os.fsencode(text)) <= _SUN_PATH_MAX:
+            return text
+        if sys.platform.startswith("linux"):
+            self._fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            short = f"/proc/self/fd/{self._fd}/{self.path.name}"
+            if len(short) <= _SUN_PATH_MAX:
+                return short
+        raise EndpointError(
+            f"The endpoint's path is too long for a Unix socket ({len(os.fsencode(text))} bytes): {text}.",
+            hint="Set RATA_HOME to a shorter folder.",
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass

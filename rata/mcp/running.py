@@ -1,0 +1,36 @@
+"""MCP inside the running app: every client of the ``RATA-MCP/1`` endpoint gets its own server.
+
+    endpoint = serve_agents(app)      # opened when the app starts, if it called .mcp(...)
+    ...
+    endpoint.close()                  # when it stops
+
+Each connection is one MCP client (its own era, capabilities, listen streams), served by the
+same `AppServer` as `crm --mcp` on stdio; they all share the app, so its database, live
+registry and events are the running app's own. The shim (`rata.mcp.shim`) is what connects.
+"""
+
+from __future__ import annotations
+
+from rata.app import App
+from rata.endpoint import MCP, Connection, EndpointServer
+
+
+def serve_agents(app: App, *, handshake_timeout: float | None = None) -> EndpointServer:
+    """Open the app's MCP endpoint and serve each authenticated client until it disconnects."""
+    from rata.codegen.catalog import build_catalog
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.stdio import read_lines
+
+    catalog = build_catalog(app)  # once: every client sees the same surface
+
+    def serve(connection: Connection) -> None:
+        server = AppServer(app, send=connection.send, catalog=catalog).server
+        try:
+            read_lines(connection.rfile, server.receive, server.oversized)
+        except OSError:
+            pass  # the client went away mid-line: the same as EOF
+        finally:
+            server.close()
+
+    options = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
+    return EndpointServer(app.folder, MCP, serve, **options).open()

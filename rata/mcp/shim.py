@@ -1,0 +1,65 @@
+"""`crm --mcp`, the shim: pipe to the running app when there is one, else serve headless.
+
+    connection = find_running_app(app)     # None: nobody there; EndpointError: there but untrusted
+    if connection: pipe(connection, stdin, stdout)
+    else:          serve on stdio as before
+
+Piping copies bytes both ways unchanged (MCP's newline framing passes straight through), so
+an agent sees exactly what the running app's server says. When the client closes stdin the
+app is told (half-close) and the shim exits once the app has answered what was in flight;
+when the app goes away first, the shim ends too and the client sees its server exit.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from typing import BinaryIO
+
+from rata.app import App
+from rata.endpoint import MCP, Connection, connect
+
+CHUNK = 65536
+
+
+def find_running_app(app: App) -> Connection | None:
+    """An authenticated connection to the running app's MCP endpoint, or None when it isn't running."""
+    return connect(app.folder, MCP)
+
+
+def pipe(connection: Connection, stdin: BinaryIO, stdout: BinaryIO) -> str:
+    """Copy stdin to the app and the app to stdout until both directions end; returns how it ended."""
+    ended = {"client": False}
+
+    def upstream() -> None:
+        fd = stdin.fileno()
+        try:
+            while True:
+                data = os.read(fd, CHUNK)
+                if not data:
+                    break
+                connection.sock.sendall(data)
+        except OSError:
+            pass
+        ended["client"] = True
+        try:
+            connection.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    threading.Thread(target=upstream, name="rata-shim-upstream", daemon=True).start()
+    out = stdout.fileno()
+    try:
+        while True:
+            data = connection.sock.recv(CHUNK)
+            if not data:
+                break
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view):]
+    except OSError:
+        pass
+    finally:
+        connection.close()
+    return "client closed" if ended["client"] else "app closed"

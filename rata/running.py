@@ -1,0 +1,72 @@
+"""The app running: started normally (`crm`, `crm --headless`), not just answering one call.
+
+    running = RunningApp(app).start()     # migrations applied, the MCP endpoint open
+    running.wait()                        # until SIGINT/SIGTERM or stop()
+    running.stop()
+
+What makes an app "running" for agents is its private MCP endpoint (`rata.endpoint`): while it
+is open, `crm --mcp` pipes the agent into this process instead of serving a headless copy, so
+the agent's writes reach this process's live registry, events and windows. The endpoint opens
+only when the app called ``.mcp(...)``.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+from rata.app import App
+from rata.logs import LazyLogger
+
+log = LazyLogger("rata")
+
+
+class RunningApp:
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.endpoints: list[Any] = []
+        self.applied: list[Any] = []
+        self._stopped = threading.Event()
+
+    @property
+    def mcp_endpoint(self) -> Any:
+        """The open MCP endpoint (an `EndpointServer`), or None when the app is not an MCP server."""
+        return next((endpoint for endpoint in self.endpoints if endpoint.kind.socket_name == "mcp.sock"), None)
+
+    def start(self) -> RunningApp:
+        """Apply pending migrations, then open the endpoints the app asked for."""
+        report = self.app.migrate()
+        self.applied = list(report.applied)
+        for migration in self.applied:
+            log.info("applied migration %s", migration.filename)
+        if self.app.mcp_config is not None:
+            from rata.mcp.running import serve_agents
+
+            self.endpoints.append(serve_agents(self.app))
+        return self
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until `stop`, SIGTERM or Ctrl-C (handled when called on the main thread); True if stopped."""
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
+            try:
+                return self._stopped.wait(timeout)
+            except KeyboardInterrupt:
+                return True
+            finally:
+                signal.signal(signal.SIGTERM, previous)
+        return self._stopped.wait(timeout)
+
+    def stop(self) -> None:
+        """Close the endpoints (their clients are disconnected) and the database (idempotent)."""
+        self._stopped.set()
+        while self.endpoints:
+            self.endpoints.pop().close()
+        self.app.close()
+
+    def __enter__(self) -> RunningApp:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,268 @@
+"""The private endpoint: a 0600 socket in the app's folder that only this install's token opens."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rata.endpoint import DEV, MCP, Connection, EndpointServer, Kind, socket_path
+from rata.endpoint import connect as endpoint_connect
+from rata.errors import EndpointError
+from rata.folder import AppFolder
+
+
+def echo(connection: Connection) -> None:
+    """A client handler that answers each line with the same line, upper-cased."""
+    for line in connection.rfile:
+        connection.send(line.upper())
+
+
+@pytest.fixture
+def folder(rata_home: Path) -> AppFolder:
+    return AppFolder(rata_home).ensure()
+
+
+@pytest.fixture
+def endpoint(folder: AppFolder):
+    with EndpointServer(folder, MCP, echo, handshake_timeout=0.5) as server:
+        yield server
+
+
+OPENED: list[socket.socket | Connection] = []
+
+
+@pytest.fixture(autouse=True)
+def close_what_the_test_opened():
+    yield
+    while OPENED:
+        OPENED.pop().close()
+
+
+def raw(folder: AppFolder, kind: Kind = MCP) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    OPENED.append(sock)
+    sock.settimeout(5)
+    sock.connect(str(socket_path(folder, kind)))
+    return sock
+
+
+def connect(folder: AppFolder, kind: Kind) -> Connection | None:
+    connection = endpoint_connect(folder, kind)
+    if connection is not None:
+        OPENED.append(connection)
+    return connection
+
+
+def read_line(sock: socket.socket) -> str:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode()
+
+
+def test_a_client_with_the_token_passes_the_challenge_and_lines_flow_unchanged(folder, endpoint):
+    connection = connect(folder, MCP)
+    assert connection is not None
+    connection.send(b'{"jsonrpc":"2.0"}\n')
+    assert connection.rfile.readline() == b'{"JSONRPC":"2.0"}\n'
+    connection.close()
+
+
+def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder):
+    server = EndpointServer(folder, MCP, echo).open()
+    path = socket_path(folder, MCP)
+    assert path.parent == folder.path
+    assert stat.S_ISSOCK(path.stat().st_mode) and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.path.stat().st_mode) == 0o700
+    server.close()
+    assert not path.exists()
+    assert connect(folder, MCP) is None
+
+
+def test_no_endpoint_means_connect_answers_none(folder):
+    assert connect(folder, MCP) is None
+
+
+def test_a_stale_socket_from_a_crashed_run_reads_as_no_app_and_is_replaced(folder):
+    path = socket_path(folder, MCP)
+    crashed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    crashed.bind(str(path))  # bound, never listening, then abandoned: what a killed app leaves
+    crashed.close()
+    assert path.exists()
+    assert connect(folder, MCP) is None
+    with EndpointServer(folder, MCP, echo):
+        connection = connect(folder, MCP)
+        assert connection is not None
+        connection.close()
+
+
+def test_a_second_running_copy_cannot_take_over_the_endpoint(folder, endpoint):
+    with pytest.raises(EndpointError, match="Another running copy of this app already serves RATA-MCP/1"):
+        EndpointServer(folder, MCP, echo).open()
+    assert connect(folder, MCP) is not None  # the first one still serves
+
+
+def test_a_wrong_answer_is_refused_and_logged(folder, endpoint, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    sock = raw(folder)
+    assert read_line(sock).startswith("RATA-MCP/1 ")
+    sock.sendall(b"0" * 64 + b"\n")
+    assert read_line(sock) == "DENIED wrong answer to the challenge (not this install's token, or an answer to another challenge)\n"
+    assert sock.recv(1) == b""
+    assert "refused pid" in caplog.text and "wrong answer" in caplog.text
+
+
+def test_a_client_with_another_installs_token_is_refused(folder, endpoint, tmp_path):
+    other = AppFolder(tmp_path / "other").ensure()
+    (other.path / "mcp.sock").symlink_to(socket_path(folder, MCP))  # same endpoint, the wrong token
+    with pytest.raises(EndpointError, match="refused the connection: wrong answer"):
+        connect(other, MCP)
+
+
+def test_replaying_an_answer_from_an_earlier_connection_is_refused(folder, endpoint):
+    first = raw(folder)
+    nonce = read_line(first).split()[1]
+    answer = MCP.proof(folder.token(), "client", nonce)
+    first.sendall(answer.encode() + b"\n")
+    assert read_line(first).startswith("OK ")
+    second = raw(folder)
+    assert read_line(second).split()[1] != nonce
+    second.sendall(answer.encode() + b"\n")
+    assert read_line(second).startswith("DENIED wrong answer")
+
+
+def test_a_late_answer_is_refused(folder, endpoint, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    sock = raw(folder)
+    read_line(sock)
+    time.sleep(0.8)  # the endpoint waits 0.5 s here
+    assert read_line(sock) == "DENIED no answer to the challenge within 0.5 s\n"
+    assert "no answer to the challenge" in caplog.text
+
+
+def test_the_mcp_and_dev_endpoints_never_accept_each_others_clients(folder):
+    with EndpointServer(folder, DEV, echo):
+        mcp_at_dev_socket = Kind(MCP.protocol, DEV.socket_name)
+        with pytest.raises(EndpointError, match="speaks RATA-DEV/1, not RATA-MCP/1"):
+            connect(folder, mcp_at_dev_socket)
+        sock = raw(folder, DEV)
+        nonce = read_line(sock).split()[1]
+        sock.sendall(MCP.proof(folder.token(), "client", nonce).encode() + b"\n")  # an MCP answer to a DEV challenge
+        assert read_line(sock).startswith("DENIED wrong answer")
+        assert connect(folder, DEV) is not None
+
+
+def test_the_client_does_not_trust_an_endpoint_that_cannot_prove_the_token(folder):
+    path = socket_path(folder, MCP)
+    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    impostor.bind(str(path))
+    impostor.listen(1)
+    OPENED.append(impostor)
+
+    def pretend() -> None:
+        sock, _ = impostor.accept()
+        sock.sendall(b"RATA-MCP/1 abcd\n")
+        read_line(sock)
+        sock.sendall(b"OK " + b"f" * 64 + b"\n")
+        OPENED.append(sock)
+
+    threading.Thread(target=pretend, daemon=True).start()
+    with pytest.raises(EndpointError, match="could not prove it belongs to this install"):
+        connect(folder, MCP)
+    impostor.close()
+
+
+def test_several_clients_are_served_at_once_and_one_dying_leaves_the_others(folder, endpoint):
+    clients = [connect(folder, MCP) for _ in range(3)]
+    assert all(clients)
+    clients[0].close()  # dies without a goodbye
+    for client in clients[1:]:
+        client.send(b"still here\n")
+        assert client.rfile.readline() == b"STILL HERE\n"
+    deadline = time.monotonic() + 5
+    while endpoint.clients != 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert endpoint.clients == 2
+
+
+def test_a_long_folder_path_still_gets_a_socket(tmp_path):
+    deep = AppFolder(tmp_path / ("x" * 60) / ("y" * 60)).ensure()
+    assert len(str(socket_path(deep, MCP))) > 110
+    with EndpointServer(deep, MCP, echo):
+        connection = connect(deep, MCP)
+        assert connection is not None
+        connection.send(b"deep\n")
+        assert connection.rfile.readline() == b"DEEP\n"
+
+
+NOBODY = 65534
+OTHER_USER_CONNECTS = """
+import socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.settimeout(5)
+try:
+    sock.connect(sys.argv[1])
+except PermissionError:
+    print("permission denied")
+else:
+    line = b""
+    while not line.endswith(b"\\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        line += chunk
+    print(line.decode().strip() or "closed")
+"""
+
+
+def as_other_user(path: Path) -> str:
+    # the system's Python: the test's own may live in a home folder that user cannot enter
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    result = subprocess.run([python, "-I", "-c", OTHER_USER_CONNECTS, str(path)], user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+needs_root = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="connecting as another uid needs root to switch users")
+
+
+@pytest.fixture
+def open_folder():
+    """An app folder that every user can traverse (unlike pytest's 0700 temp folders), so only the socket decides."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="rata-endpoint-"))
+    try:
+        folder = AppFolder(base / "home").ensure()
+        os.chmod(base, 0o755)
+        os.chmod(folder.path, 0o755)
+        with EndpointServer(folder, MCP, echo):
+            yield folder
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_root
+def test_another_user_cannot_connect_even_when_the_folder_is_open(open_folder):
+    assert as_other_user(socket_path(open_folder, MCP)) == "permission denied"
+
+
+@needs_root
+def test_another_user_is_refused_by_uid_even_if_the_socket_were_loosened(open_folder, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    os.chmod(socket_path(open_folder, MCP), 0o777)
+    assert as_other_user(socket_path(open_folder, MCP)) == "DENIED wrong user"
+    assert f"uid {NOBODY}" in caplog.text
