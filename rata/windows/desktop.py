@@ -247,7 +247,7 @@ class DesktopWindow:
         if method not in ("GET", "HEAD"):
             start_response("405 Method Not Allowed", [("Allow", "GET, HEAD"), ("Content-Length", "0")])
             return [b""]
-        path = self._frontend.resolve(environ.get("PATH_INFO") or "/")
+        path = self._frontend.resolve_route(environ.get("PATH_INFO") or "/")
         if path is None:
             body = b"Not found"
             start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))])

@@ -80,19 +80,22 @@ class Frontend:
         segments, absolute or drive paths, backslashes, NUL bytes, symlinks pointing outside.
         A query string or fragment is ignored.
         """
-        path = url_path.split("?", 1)[0].split("#", 1)[0]
-        text = unquote(path)
-        if "\x00" in text or "\\" in text:
+        relative = _relative(url_path)
+        if relative is None:
             return None
-        if text.startswith("/"):
-            text = text[1:]  # the one leading slash of a URL path; a second would make it absolute
-        pure = PurePosixPath(text)
-        if pure.is_absolute() or any(part == ".." for part in pure.parts) or (pure.parts and ":" in pure.parts[0]):
-            return None
-        real = self._inside(self.root.joinpath(*pure.parts))
+        real = self._inside(self.root.joinpath(*relative.parts))
         if real is not None and real.is_dir():
             real = self._inside(real / INDEX)
         return real if real is not None and real.is_file() else None
+
+    def resolve_route(self, url_path: str) -> Path | None:
+        """Like `resolve`, but a safe path whose last segment has no extension (a client-side route such as
+        ``/customers/3``) and names no file gets ``index.html``, so such a route survives a reload."""
+        found = self.resolve(url_path)
+        relative = _relative(url_path)
+        if found is None and relative is not None and "." not in relative.name:
+            found = self.resolve("/")
+        return found
 
     def _inside(self, candidate: Path) -> Path | None:
         try:
@@ -104,3 +107,16 @@ class Frontend:
     def mime(self, path: str | Path) -> str:
         """The Content-Type to serve this file with (``application/octet-stream`` when unknown)."""
         return _TYPES.get(Path(path).suffix.lower(), OCTET_STREAM)
+
+
+def _relative(url_path: str) -> PurePosixPath | None:
+    """A URL path as a path relative to the root, or None when it is not one (``..``, absolute, drive, backslash, NUL)."""
+    text = unquote(url_path.split("?", 1)[0].split("#", 1)[0])
+    if "\x00" in text or "\\" in text:
+        return None
+    if text.startswith("/"):
+        text = text[1:]  # the one leading slash of a URL path; a second would make it absolute
+    pure = PurePosixPath(text)
+    if pure.is_absolute() or any(part == ".." for part in pure.parts) or (pure.parts and ":" in pure.parts[0]):
+        return None
+    return pure

@@ -64,6 +64,13 @@ def test_a_symlink_pointing_outside_the_root_is_refused_and_one_inside_is_follow
     assert site.resolve("/alias.js") == site.root / "app.js"
 
 
+def test_a_client_side_route_gets_index_html_but_a_missing_file_does_not(site):
+    assert site.resolve_route("/customers/3") == site.root / "index.html"
+    assert site.resolve_route("/css/app.css") == site.root / "css" / "app.css"
+    assert site.resolve_route("/missing.js") is None
+    assert site.resolve_route("/../secret") is None
+
+
 def test_content_types_come_from_a_fixed_table(site):
     assert site.mime("index.html") == "text/html; charset=utf-8"
     assert site.mime(site.root / "app.js") == "text/javascript; charset=utf-8"
