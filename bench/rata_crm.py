@@ -9,6 +9,7 @@ measured on the real ``crm --mcp``.
 
     RATA_HOME=/tmp/crm-bench .venv/bin/crm --migrate
     RATA_HOME=/tmp/crm-bench .venv/bin/python bench/rata_crm.py
+    RATA_HOME=/tmp/crm-bench .venv/bin/python bench/rata_crm.py --headless   # the running app (bench/shim_bench.py)
 """
 
 import sys
@@ -20,4 +21,4 @@ assert app.mcp_config is not None
 app.mcp_config.rate_limit(None)
 
 if __name__ == "__main__":
-    sys.exit(run_app(app, ["--mcp"]))
+    sys.exit(run_app(app, sys.argv[1:] or ["--mcp"]))
