@@ -198,7 +198,10 @@ class App:
         if conn is not None:
             conn.close()
         folder.ensure()
-        conn = sqlite3.connect(folder.database, timeout=5.0)
+        # No statement cache: SQLite asks the authorizer about tables only while it prepares a
+        # statement, so a cached statement run again would write (or read) unseen by the live
+        # registry. Preparing anew costs microseconds; a missed notification costs a stale window.
+        conn = sqlite3.connect(folder.database, timeout=5.0, cached_statements=0)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
@@ -207,7 +210,7 @@ class App:
         local.tracker = None
 
         def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
-            # Set once per connection: changing the authorizer would throw away every prepared statement.
+            # Set once per connection; the tracker of the call running on this thread is looked up each time.
             tracker = local.tracker
             return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
 
