@@ -143,7 +143,8 @@ class Browser:
         self._closing = False
         self._dead_reason: str | None = None
         self.profile = Path(tempfile.mkdtemp(prefix="rata-chromium-"))
-        command = [self.binary, *(["--headless"] if headless else []), *QUIET_FLAGS]
+        # Headless: scrollbars take no room, as on macOS or phones, so a screenshot is the page itself.
+        command = [self.binary, *(["--headless", "--hide-scrollbars"] if headless else []), *QUIET_FLAGS]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
         command += [*args, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"]
