@@ -1,7 +1,8 @@
 """The app running: started normally (`crm`, `crm --headless`), not just answering one call.
 
     running = RunningApp(app).start()     # migrations applied, the MCP endpoint open
-    running.wait()                        # until SIGINT/SIGTERM or stop()
+    running.wait()                        # headless: until SIGINT/SIGTERM or stop()
+    running.show_windows("desktop")       # or: the app's windows, until the main one closes
     running.stop()
 
 What makes an app "running" for agents is its private MCP endpoint (`rata.endpoint`): while it
@@ -57,6 +58,15 @@ class RunningApp:
             finally:
                 signal.signal(signal.SIGTERM, previous)
         return self._stopped.wait(timeout)
+
+    def show_windows(self, backend: str = "desktop", *, headless: bool = False, scripts: Any = (), on_start: Any = None) -> None:
+        """Show the app's frontend in its ``main`` window and block until it closes, SIGINT or SIGTERM.
+
+        Must run on the main thread for the desktop backend. See `rata.windows.run.run_windows`.
+        """
+        from rata.windows.run import run_windows
+
+        run_windows(self.app, backend, headless, scripts=scripts, on_start=on_start)
 
     def stop(self) -> None:
         """Close the endpoints (their clients are disconnected) and the database (idempotent)."""

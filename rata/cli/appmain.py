@@ -3,9 +3,10 @@
     def main() -> None:
         run_app(app)
 
-``--migrate`` applies the app's migrations and exits. ``--headless`` runs the app without a
-window, in the foreground, until Ctrl-C or SIGTERM: its MCP endpoint is open, so agents reach
-it. ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
+With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
+and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
+exits. ``--headless`` runs the app without a window, in the foreground, until Ctrl-C or
+SIGTERM: its MCP endpoint is open, so agents reach it. ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
 else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
 This path imports no Typer or rich, so it starts fast.
 """
@@ -28,6 +29,7 @@ def _parser(app: App) -> argparse.ArgumentParser:
     parser.add_argument("--migrate", action="store_true", help="apply pending migrations to the app's database and exit")
     parser.add_argument("--mcp", action="store_true", help="serve MCP on stdio (what MCP clients launch): through the running app if there is one, else headless")
     parser.add_argument("--headless", action="store_true", help="run the app without a window until stopped; agents reach it through --mcp")
+    parser.epilog = "With no option, the app opens its window (and agents reach it through --mcp)."
     return parser
 
 
@@ -52,14 +54,12 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
             return serve_mcp(app)
         if args.headless:
             return run_headless(app)
+        return run_with_window(app)
     except RataError as error:
         sys.stderr.write(f"error: {error.message}\n")
         if error.hint:
             sys.stderr.write(f"{error.hint}\n")
         return error.exit_code
-    _parser(app).print_usage(sys.stderr)
-    sys.stderr.write(f"{app.name}: nothing to do; try --headless, --mcp or --migrate (see --help)\n")
-    return 2
 
 
 def serve_mcp(app: App) -> int:
@@ -93,6 +93,27 @@ def _running_app(app: App) -> object | None:
     except RataError as error:
         sys.stderr.write(f"{app.name}: not using the running app: {error.message}\n")
         return None
+
+
+def run_with_window(app: App) -> int:
+    """Run the app in its desktop window until the window closes; without a frontend, headless."""
+    from rata.running import RunningApp
+    from rata.windows.frontend import Frontend
+    from rata.windows.run import make_backend
+
+    if Frontend.of(app) is None:
+        sys.stderr.write(f"{app.name} has no frontend (no frontend/index.html beside its module), so it has no window.\n")
+        return run_headless(app)
+    make_backend("desktop")  # a missing toolkit is reported before anything starts
+    with RunningApp(app) as running:
+        for migration in running.applied:
+            sys.stderr.write(f"applied {migration.filename}\n")
+        if running.mcp_endpoint is not None:
+            sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
+        sys.stderr.flush()
+        running.show_windows("desktop")
+    sys.stderr.write(f"{app.name} stopped\n")
+    return 0
 
 
 def run_headless(app: App) -> int:

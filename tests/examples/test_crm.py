@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import importlib.util
 import sqlite3
 import subprocess
 import sys
@@ -33,9 +34,21 @@ def test_crm_migrate_creates_the_database_in_the_app_folder(tmp_path):
 
 
 @pytest.mark.subprocess
-def test_crm_without_arguments_explains_what_it_can_do(tmp_path):
+@pytest.mark.skipif(importlib.util.find_spec("webview") is not None, reason="pywebview is installed here: crm would open its window")
+def test_crm_without_arguments_opens_its_window_or_says_how_to_get_the_desktop_extra(tmp_path):
     result = subprocess.run(crm_command(), capture_output=True, text=True, env=subprocess_env(tmp_path / "home"), timeout=60)
-    assert result.returncode == 2 and "--migrate" in result.stderr
+    assert result.returncode == 1
+    assert "error: The desktop window needs pywebview, which is not installed." in result.stderr
+    assert 'pip install "rata-toolkit[desktop]"' in result.stderr
+    assert not (tmp_path / "home" / "mcp.sock").exists()
+
+
+@pytest.mark.subprocess
+def test_crm_help_names_every_way_to_run_it(tmp_path):
+    result = subprocess.run([*crm_command(), "--help"], capture_output=True, text=True, env=subprocess_env(tmp_path / "home"), timeout=60)
+    assert result.returncode == 0
+    for option in ("--migrate", "--mcp", "--headless", "opens its window"):
+        assert option in result.stdout
 
 
 @pytest.fixture
