@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from rata import __version__
-from rata.cli import codegen, mcp, migrate, new
+from rata.cli import codegen, dev, mcp, migrate, new
 
 app = typer.Typer(
     name="rata",
@@ -21,6 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(mcp.app, name="mcp")
 app.command("codegen")(codegen.codegen)
+app.command("dev")(dev.dev)
 app.command("migrate")(migrate.migrate)
 app.command("new")(new.new)
 

@@ -25,9 +25,20 @@ LEGACY_ONLY = frozenset({"legacy"})
 class AppServer:
     """Everything the method handlers of one app's server share."""
 
-    def __init__(self, app: App, *, send: Callable[[bytes], None], catalog: Catalog | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        *,
+        send: Callable[[bytes], None],
+        catalog: Catalog | None = None,
+        presenters: dict[str, Callable[[Any], dict[str, Any]]] | None = None,
+    ) -> None:
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
+        self.presenters = presenters or {}
+        """Tools whose result is shown as content of their own (`value -> result`), not as structured JSON; they list no outputSchema."""
+        if self.presenters:
+            self.catalog = _without_output_schemas(self.catalog, self.presenters)
         self.tools = {tool["name"]: tool for tool in self.catalog.tools}
         self.access = {name: app.agent_access(app.specs[name]) for name in self.tools}
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
@@ -87,3 +98,9 @@ class AppServer:
         """Every list fits one page, so no cursor is valid (an empty string is a cursor too)."""
         if "cursor" in call.params and call.params["cursor"] is not None:
             raise McpError(wire.INVALID_PARAMS, "Invalid params: unknown cursor; every list here fits in one page")
+
+
+def _without_output_schemas(catalog: Catalog, names: dict[str, Any]) -> Catalog:
+    """A copy of `catalog` whose tools in `names` have no outputSchema (their results carry no structuredContent)."""
+    tools = [{k: v for k, v in tool.items() if k != "outputSchema"} if tool["name"] in names else tool for tool in catalog.tools]
+    return Catalog(catalog.app, tools, catalog.resources, catalog.commands, catalog.grants)

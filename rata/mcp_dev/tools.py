@@ -26,10 +26,12 @@ from rata.typemodel import Field, JsonValue
 
 ABILITY = "dev.read"
 INSTRUCTIONS = (
-    "Read-only tools for the rata app in this project: where things are and versions (app_info), its commands and agent grants (list_commands), "
+    "Tools for the rata app in this project: where things are and versions (app_info), its commands and agent grants (list_commands), "
     "database schema and read-only SQL (database_schema, database_query), migrations (migration_status), "
-    "logs (last_error, read_log_entries), and the project's and rata's docs (search_docs). "
-    "Use them instead of asking the developer; none of them changes anything."
+    "logs (last_error, read_log_entries), and the project's and rata's docs (search_docs); none of these changes anything. "
+    "When the developer runs the debug build (`rata dev`), you can also see and use its windows: "
+    "app_windows, window_snapshot, window_screenshot, app_calls, and window_act, which acts as the developer would, with their data. "
+    "Use them instead of asking the developer."
 )
 Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
@@ -481,8 +483,11 @@ TOOLS = (app_info, database_schema, database_query, migration_status, last_error
 
 def dev_app(target_project: Target) -> App:
     """The dev server's own app: these tools, all granted, no rate limit."""
-    app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's read-only dev server")
-    app.commands(*TOOLS).mcp(Mcp(instructions=INSTRUCTIONS).allow_abilities([ABILITY]).rate_limit(None))
+    from rata.mcp_dev import windows
+
+    app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
+    app.commands(*TOOLS, *windows.TOOLS)
+    app.mcp(Mcp(instructions=INSTRUCTIONS).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None))
     app.target = target_project  # type: ignore[attr-defined]
     return app
 

@@ -37,7 +37,7 @@
  *     {"t":"reload", "doc":D}                         load the page again (after a late start)
  *
  * Dev mode: when window.__rata_dev exists (the dev page script), live queries are reported to
- * it (noteLive(id, command, args) / dropLive(id)) so a snapshot can say what the page is
+ * it (id = noteLive(command, args), later dropLive(id)) so a snapshot can say what the page is
  * showing. rata._inflight counts commands and first live results still awaited, for settle
  * checks.
  */
@@ -57,15 +57,16 @@
   var outbox = [];
   var flushTimer = null;
 
-  function dev(name, a, b, c) {
+  function dev(name, a, b) {
     var d = w.__rata_dev;
     if (d && typeof d[name] === "function") {
       try {
-        d[name](a, b, c);
+        return d[name](a, b);
       } catch (e) {
         /* the dev script's trouble is not the page's */
       }
     }
+    return undefined;
   }
 
   function flush() {
@@ -156,7 +157,7 @@
     var entry = {callback: callback, onError: onError, waiting: true};
     lives[id] = entry;
     inflight++;
-    dev("noteLive", id, command, args || {});
+    var devId = dev("noteLive", command, args || {});
     send({t: "live", id: id, command: command, args: args || {}});
     return function unsubscribe() {
       if (lives[id] !== entry) {
@@ -166,7 +167,9 @@
       if (entry.waiting) {
         inflight--;
       }
-      dev("dropLive", id);
+      if (devId !== undefined) {
+        dev("dropLive", devId);
+      }
       send({t: "unlive", id: id});
     };
   }

@@ -31,7 +31,9 @@ pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
 MODES = [MODERN, "legacy"]
 TEST_SECONDS = 20
-TOOLS = ["app_info", "database_query", "database_schema", "last_error", "list_commands", "migration_status", "read_log_entries", "search_docs"]
+READ_TOOLS = ["app_info", "database_query", "database_schema", "last_error", "list_commands", "migration_status", "read_log_entries", "search_docs"]
+WINDOW_TOOLS = ["app_calls", "app_windows", "window_act", "window_screenshot", "window_snapshot"]
+TOOLS = sorted(READ_TOOLS + WINDOW_TOOLS)
 COMMAND = re.compile(r"`[^`]+`")  # a command the developer can run, quoted like `rata migrate`
 GUIDE = """\
 # CRM guide
@@ -113,17 +115,23 @@ async def call_error(client: Client, name: str, arguments: dict[str, Any] | None
 # --- the tool list ------------------------------------------------------------------------------
 
 
-async def test_every_tool_is_listed_and_marked_read_only(world, mode):
+async def test_every_tool_is_listed_and_all_but_window_act_are_read_only(world, mode):
     with anyio.fail_after(TEST_SECONDS):
         async with connected(world.server(), mode) as client:
             listed = await client.list_tools()
             assert client.protocol_version == (MODERN if mode == MODERN else LEGACY)
     assert sorted(tool.name for tool in listed.tools) == TOOLS
     for tool in listed.tools:
-        assert tool.annotations is not None and tool.annotations.read_only_hint is True, tool.name
-        assert tool.annotations.destructive_hint in (None, False), tool.name
         assert tool.description, tool.name
-        assert tool.output_schema is not None, tool.name
+        assert tool.annotations is not None
+        if tool.name == "window_act":  # it clicks and types in the developer's running build
+            assert tool.annotations.read_only_hint is False and tool.annotations.destructive_hint in (None, True)  # absent means destructive
+            assert "with their data" in tool.description
+            continue
+        assert tool.annotations.read_only_hint is True, tool.name
+        assert tool.annotations.destructive_hint in (None, False), tool.name
+        shown_as_content = tool.name in ("window_snapshot", "window_screenshot")  # window_act: see above  # text and an image, not JSON
+        assert (tool.output_schema is None) == shown_as_content, tool.name
 
 
 async def test_auto_mode_finds_the_app_from_the_working_folder_like_mcp_inspect(world):

@@ -90,6 +90,9 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
     except Exception as error:  # noqa: BLE001 - any command failure is the model's to read
         log.exception("tool %s failed", spec.name)
         return error_result(f"{spec.name} failed: {_message(error)}"), "error"
+    present = ctx.presenters.get(spec.name)
+    if present is not None:  # a tool whose result is shown as content of its own (text, an image)
+        return present(value), "ok"
     return ok_result(value, ctx.tools[spec.name], call.era), "ok"
 
 

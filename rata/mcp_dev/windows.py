@@ -1,0 +1,188 @@
+"""The window tools of `rata mcp dev`: eyes and hands in the running debug build's windows.
+
+The debug build (`rata dev`) serves its windows on the dev endpoint (``RATA-DEV/1``, a 0600
+socket in the app's folder, challenge-response on the install token; see rata.devtools.bridge).
+Each tool connects, asks, and shows the answer. Without a running debug build every tool
+answers, as a tool result, that none is running and how to start one; the other dev tools
+work as before.
+
+The agent acts as the developer would, in their dev build, with their data: a click on
+"Delete" deletes. Snapshots and pictures go to the agent and nowhere else (not to disk, not
+to the log).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, TypedDict
+
+from rata.command import command
+from rata.context import Ctx
+from rata.endpoint import DEV, connect
+from rata.errors import RataError
+from rata.typemodel import Field, JsonValue
+
+ABILITY = "dev.windows"
+ACT_ABILITY = "dev.act"
+AS_THE_DEVELOPER = "You act as the developer would, in their running dev build and with their data: a click on Delete really deletes."
+Action = Literal["click", "type", "press", "select", "navigate"]
+
+
+class NoDebugBuild(RataError):
+    """No `rata dev` is running for this app."""
+
+
+class DevBridgeError(RataError):
+    """The debug build answered with an error (unknown window, stale ref, covered element...)."""
+
+
+def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
+    app = ctx.app.target.app()  # type: ignore[attr-defined]
+    connection = connect(app.folder, DEV)
+    if connection is None:
+        raise NoDebugBuild(
+            f"No debug build of {app.name} is running, so there are no windows to see.",
+            hint="Ask the developer to start one: `rata dev` in the project's directory (`rata dev --headless` without a screen). The other dev tools work without it.",
+        )
+    try:
+        connection.send(json.dumps({"id": 1, "method": method, "params": {k: v for k, v in params.items() if v is not None}}).encode() + b"\n")
+        line = connection.rfile.readline()
+    finally:
+        connection.close()
+    if not line:
+        raise DevBridgeError("The debug build closed the connection without answering (did it stop?).")
+    answer = json.loads(line)
+    if "error" in answer:
+        error = answer["error"]
+        raise DevBridgeError(error.get("message") or "The debug build could not do that.", hint=error.get("hint"))
+    return answer["result"]
+
+
+class WindowRow(TypedDict):
+    """One window of the debug build."""
+
+    label: str
+    title: str
+    route: str
+    width: int
+    height: int
+    shown: bool
+
+
+@command(can=ABILITY, read_only=True)
+def app_windows(ctx: Ctx) -> list[WindowRow]:
+    """The running debug build's windows: label, title, route, size, shown or hidden (needs `rata dev` running)."""
+    return [WindowRow(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
+
+
+@command(can=ABILITY, read_only=True)
+def window_snapshot(ctx: Ctx, window: str = "main") -> str:
+    """The window as the developer sees it: its route, then its accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
+
+    Refs from this snapshot are what window_act takes. Long pages are cut at 1,000 lines.
+
+    Args:
+        window: The window's label, from app_windows.
+    """
+    return format_snapshot(_bridge(ctx, "snapshot", window=window))
+
+
+@command(can=ACT_ABILITY)
+def window_act(
+    ctx: Ctx,
+    action: Action,
+    window: str = "main",
+    ref: str | None = None,
+    text: str | None = None,
+    key: str | None = None,
+    url: str | None = None,
+) -> str:
+    """Act in a window of the running debug build (click, type, press a key, select an option, navigate), wait for the page to settle, then say what ran and show the new snapshot.
+
+    You act as the developer would, in their running dev build and with their data: a click on Delete really deletes.
+
+    Args:
+        action: click (ref), type (ref and text; replaces the field's value), press (key, to the focused element: Enter, Tab, Escape, Space, a letter), select (ref and text: an option's value or label), navigate (url within the app).
+        window: The window's label, from app_windows.
+        ref: An element's ref from the latest window_snapshot, like e12.
+        text: What to type, or the option to select.
+        key: The key to press.
+        url: Where to go, within the app (like /customers).
+    """
+    result = _bridge(ctx, "act", window=window, action=action, ref=ref, text=text, key=key, url=url)
+    lines = [f"Did: {result['did']}"]
+    if result.get("warning"):
+        lines.append(f"Warning: {result['warning']}")
+    for dialog in result.get("dialogs") or []:
+        lines.append(f"Dialog ({dialog.get('kind')}): {dialog.get('message')!r}, answered {dialog.get('answer')!r}")
+    ran = ", ".join(result.get("calls") or []) or "no commands"
+    settled = f"did not settle within {result['waited_ms']} ms" if result.get("timed_out") else f"settled after {result['waited_ms']} ms"
+    lines.append(f"Ran: {ran}; the page {settled}.")
+    return "\n".join(lines) + "\n\n" + format_snapshot(result["snapshot"])
+
+
+class Screenshot(TypedDict):
+    """A window's picture: PNG, at most 1280 pixels wide."""
+
+    window: str
+    width: int
+    height: int
+    png: str
+
+
+@command(can=ABILITY, read_only=True)
+def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
+    """A picture of the window as rendered (PNG, at most 1280 CSS pixels wide), to see layout and styling that a snapshot cannot show.
+
+    Args:
+        window: The window's label, from app_windows.
+    """
+    return Screenshot(**_bridge(ctx, "screenshot", window=window))  # type: ignore[typeddict-item]
+
+
+class CallRow(TypedDict):
+    """A command a window called, as the debug build logged it (secret arguments left out, long values cut)."""
+
+    seq: int
+    window: str
+    command: str
+    kind: str
+    args: dict[str, JsonValue]
+    started: str
+    ms: float
+    ok: bool
+    error: str | None
+
+
+@command(can=ABILITY, read_only=True)
+def app_calls(ctx: Ctx, window: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[CallRow]:
+    """The commands the debug build's windows called recently, newest last: command, window, duration, ok or the error.
+
+    Args:
+        window: Only this window's calls (default: every window).
+        limit: How many of the latest calls.
+    """
+    return [CallRow(**row) for row in _bridge(ctx, "calls", window=window, limit=limit)]  # type: ignore[typeddict-item]
+
+
+def format_snapshot(snap: dict[str, Any]) -> str:
+    """``window`` and ``route`` first, then the tree, then what the page is showing."""
+    head = f"window: {snap['window']}  route: {snap['route']}  title: {snap['title']}"
+    parts = [head, "", snap["text"].rstrip("\n")]
+    showing = snap.get("showing") or []
+    if showing:
+        parts += ["", "showing (live queries, newest first):", *(f"- {line}" for line in showing)]
+    return "\n".join(parts) + "\n"
+
+
+def present_text(value: Any) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": value}]}
+
+
+def present_screenshot(value: Any) -> dict[str, Any]:
+    caption = f"window {value['window']}: {value['width']}x{value['height']} px"
+    return {"content": [{"type": "image", "data": value["png"], "mimeType": "image/png"}, {"type": "text", "text": caption}]}
+
+
+TOOLS = (app_windows, window_snapshot, window_act, window_screenshot, app_calls)
+PRESENTERS = {"window_snapshot": present_text, "window_act": present_text, "window_screenshot": present_screenshot}

@@ -1,0 +1,175 @@
+"""The window tools end to end: `rata dev --headless` on the crm example, the official SDK client on `rata mcp dev`."""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import subprocess_env
+from tests.mcp.peers import crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+
+pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if __import__("os").environ.get("CI") == "true":
+        raise RuntimeError("CI=true but Chromium is missing: .ci/run installs Debian's chromium for the window tests")
+    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+RATA = str(Path(sys.executable).parent / "rata")
+APP = "crm.app:app"
+SECONDS = 60
+
+
+class DevBuild:
+    """`rata dev --headless` in the background."""
+
+    def __init__(self, home: Path) -> None:
+        self.process = subprocess.Popen([RATA, "dev", "--headless", "--app", APP], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=subprocess_env(home))
+        self.said = ""
+        while "is running in dev mode" not in self.said:
+            line = self.process.stderr.readline().decode()
+            if not line:
+                raise AssertionError(f"rata dev did not start: {self.said}{self.stop()}")
+            self.said += line
+
+    def stop(self) -> str:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            _, err = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+        return self.said + err.decode()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def dev_build(crm_home: Path) -> Iterator[DevBuild]:
+    build = DevBuild(crm_home)
+    yield build
+    build.stop()
+
+
+def dev_server(home: Path) -> StdioServerParameters:
+    env = {"RATA_HOME": str(home), "PATH": search_path(), "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    return StdioServerParameters(command=RATA, args=["mcp", "dev", "--app", APP], env=env)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def ref_of(snapshot: str, pattern: str) -> str:
+    """The ref on the first line matching `pattern` (a regex), e.g. ref_of(s, r'button "New customer"')."""
+    for line in snapshot.splitlines():
+        if re.search(pattern, line):
+            found = re.search(r"\[ref=(e\d+)\]", line)
+            if found:
+                return found.group(1)
+    raise AssertionError(f"no line with a ref matches {pattern!r} in:\n{snapshot}")
+
+
+async def tool(client: Client, name: str, **arguments: object) -> str:
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, text_of(result)
+    return text_of(result)
+
+
+async def tool_error(client: Client, name: str, **arguments: object) -> str:
+    result = await client.call_tool(name, arguments)
+    assert result.is_error, text_of(result)
+    return text_of(result)
+
+
+async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_build, crm_home):
+    with anyio.fail_after(SECONDS):
+        async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
+            windows = await client.call_tool("app_windows", {})
+            assert windows.structured_content == {"result": [{"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}]} or windows.structured_content == [
+                {"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}
+            ]
+
+            first = await tool(client, "window_snapshot")
+            assert first.startswith("window: main  route: /  title: CRM\n")
+            assert 'heading "Customers" [level=1]' in first
+            assert "customers_index" in first.split("showing (live queries, newest first):")[1]
+
+            searched = await tool(client, "window_act", action="type", ref=ref_of(first, r'searchbox "Search"'), text="nobody")
+            assert "Did: type" in searched
+            assert re.search(r'customers_index \{[^\n]*"search":"nobody"', searched), searched
+            cleared = await tool(client, "window_act", action="type", ref=ref_of(searched, r'searchbox "Search"'), text="")
+
+            opened = await tool(client, "window_act", action="click", ref=ref_of(cleared, r'button "New customer"'))
+            assert 'dialog "New customer"' in opened
+            named = await tool(client, "window_act", action="type", ref=ref_of(opened, r'textbox "Name"'), text="Ada Lovelace")
+            mailed = await tool(client, "window_act", action="type", ref=ref_of(named, r'textbox "Email"'), text="ada@example.com")
+            save = ref_of(mailed, r'button "Add customer"')
+            stored = await tool(client, "window_act", action="click", ref=save)
+            assert re.search(r"Ran: .*customers_store \d+ ms ok", stored), stored
+            assert 'row "Ada Lovelace ada@example.com' in stored or ("Ada Lovelace" in stored and "ada@example.com" in stored), stored
+            assert "did not settle" not in stored
+
+            calls = await client.call_tool("app_calls", {"window": "main"})
+            rows = calls.structured_content
+            rows = rows["result"] if isinstance(rows, dict) else rows
+            store = [row for row in rows if row["command"] == "customers_store"]
+            assert len(store) == 1 and store[0]["ok"] is True and store[0]["args"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+            picture = await client.call_tool("window_screenshot", {})
+            assert not picture.is_error
+            image = next(block for block in picture.content if isinstance(block, types.ImageContent))
+            png = base64.b64decode(image.data)
+            assert image.mime_type == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
+            width, height = struct.unpack(">II", png[16:24])
+            assert 0 < width <= 1280 and height > 0
+
+            stale = await tool_error(client, "window_act", action="click", ref=save)  # the dialog's button is gone now
+            assert "snapshot" in stale.lower()
+            unknown = await tool_error(client, "window_snapshot", window="settings")
+            assert "There is no window labelled 'settings'" in unknown and "Open windows: main" in unknown
+
+
+async def test_without_a_debug_build_the_window_tools_say_how_to_start_one(crm_home):
+    with anyio.fail_after(SECONDS):
+        async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
+            for name, arguments in (("app_windows", {}), ("window_snapshot", {}), ("window_act", {"action": "click", "ref": "e1"}), ("window_screenshot", {}), ("app_calls", {})):
+                message = await tool_error(client, name, **arguments)
+                assert "No debug build of crm is running" in message and "`rata dev`" in message, message
+            assert "crm" in await tool(client, "app_info")  # the other tools work as before
+
+
+async def test_a_normal_start_has_no_dev_socket(crm_home):
+    running = subprocess.Popen([*_crm(), "--headless"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=subprocess_env(crm_home))
+    try:
+        said = ""
+        while "is running headless" not in said:
+            line = running.stderr.readline().decode()
+            assert line, said
+            said += line
+        assert (crm_home / "mcp.sock").exists()
+        assert not (crm_home / "dev.sock").exists()
+    finally:
+        running.terminate()
+        running.communicate(timeout=20)
+
+
+def _crm() -> list[str]:
+    script = shutil.which("crm", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "crm.main"]
