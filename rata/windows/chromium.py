@@ -175,6 +175,8 @@ class ChromiumWindow:
         if self._backend.headless:
             metrics = {"width": self.spec.width, "height": self.spec.height, "deviceScaleFactor": 1, "mobile": False}
             session.send("Emulation.setDeviceMetricsOverride", metrics)
+            # Behave as the focused window, as a shown one would: focus events fire, :focus matches.
+            session.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
         for source in scripts:
             session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
 
