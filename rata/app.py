@@ -15,8 +15,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rata.abilities import Grant
 from rata.command import CommandSpec, inspect_command
@@ -27,10 +26,14 @@ from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError,
 from rata.events import Events
 from rata.folder import AppFolder, default_folder
 from rata.live import LiveRegistry
+from rata.logs import sync as sync_logging
 from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
 from rata.ratelimit import RateLimit
 from rata.typemodel import Analyzer
 from rata.validation import ValidationErrors
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ALLOW = "allow"
 CONFIRM = "confirm"
@@ -99,11 +102,12 @@ class App:
         self.identifier = identifier
         self.version = version
         self.description = description
-        self.root = Path(root) if root is not None else _caller_dir()
+        self._root: str | Path = os.fspath(root) if root is not None else _caller_dir()
         self.frontend_grant = Grant()
         self.mcp_config: Mcp | None = None
         self.middleware: list[Middleware] = []
         self.specs: dict[str, CommandSpec] = {}
+        self._fields: dict[str, tuple[CommandSpec, list[tuple[str, Any, bool]]]] = {}
         self._analyzer = Analyzer()
         self.events = Events()
         self.live = LiveRegistry()
@@ -183,7 +187,26 @@ class App:
     @folder.setter
     def folder(self, folder: AppFolder | str | Path | None) -> None:
         """Set the folder explicitly; None goes back to RATA_HOME or the platform default."""
-        self._folder = folder if isinstance(folder, AppFolder) or folder is None else AppFolder(Path(folder))
+        if isinstance(folder, AppFolder) or folder is None:
+            self._folder = folder
+        else:
+            from pathlib import Path
+
+            self._folder = AppFolder(Path(folder))
+
+    @property
+    def root(self) -> Path:
+        """The app's source folder (its migrations, frontend, ...): given, or the folder of the module that made the App."""
+        root = self._root
+        if isinstance(root, str):  # made a Path on first use: a server that never needs it does not import pathlib
+            from pathlib import Path
+
+            root = self._root = Path(root)
+        return root
+
+    @root.setter
+    def root(self, root: str | Path) -> None:
+        self._root = os.fspath(root)
 
     @property
     def migrations_dir(self) -> Path:
@@ -192,10 +215,15 @@ class App:
     def database(self) -> sqlite3.Connection:
         """This thread's connection to the app's SQLite database."""
         folder = self.folder
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "path", None) == folder.database:
-            return conn
+        local = self._local
+        conn = getattr(local, "conn", None)
         if conn is not None:
+            # The same folder object means the same file; another one is compared by path.
+            if getattr(local, "folder", None) is folder:
+                return conn
+            if local.path == folder.database:
+                local.folder = folder
+                return conn
             conn.close()
         folder.ensure()
         # No statement cache: SQLite asks the authorizer about tables only while it prepares a
@@ -215,7 +243,7 @@ class App:
             return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
 
         conn.set_authorizer(authorize)
-        local.conn, local.path = conn, folder.database
+        local.conn, local.path, local.folder = conn, folder.database, folder
         return conn
 
     def track_tables(self, tracker: Any) -> None:
@@ -241,6 +269,8 @@ class App:
         """Run one command through grants, middleware, validation; return its JSON result."""
         spec = self.spec(request.command)
         self._authorize(spec, request)
+        if not self.middleware:
+            return self._run(spec, request)
         handler: Callable[[CommandRequest], Any] = self._invoke
         for middleware in reversed(self.middleware):
             handler = _wrap(middleware, handler)
@@ -275,13 +305,25 @@ class App:
                 hint="Add it with App.allow_abilities([...]).",
             )
 
-    def _invoke(self, request: CommandRequest) -> Any:
-        spec = self.spec(request.command)
-        self._authorize(spec, request)  # again: a middleware may have handed on a different request
+    def arguments(self, spec: CommandSpec, args: Any) -> dict[str, Any]:
+        """The command's keyword arguments from JSON `args`; raises `ValidationErrors`."""
+        cached = self._fields.get(spec.name)
+        if cached is None or cached[0] is not spec:  # read once per spec object
+            cached = self._fields[spec.name] = (spec, [(p.name, p.node, p.required) for p in spec.params])
         try:
-            kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], request.args)
+            return from_json_fields(cached[1], args)
         except Invalid as invalid:
             raise ValidationErrors(invalid.errors) from None
+
+    def _invoke(self, request: CommandRequest) -> Any:
+        """The innermost handler, behind the middleware."""
+        spec = self.spec(request.command)
+        self._authorize(spec, request)  # again: a middleware may have handed on a different request
+        return self._run(spec, request)
+
+    def _run(self, spec: CommandSpec, request: CommandRequest) -> Any:
+        sync_logging()  # a logging configuration waiting for `logging` applies before the command can log
+        kwargs = self.arguments(spec, request.args)
         ctx = Ctx(self, request)
         if spec.ctx_param is not None:
             kwargs[spec.ctx_param] = ctx
@@ -329,8 +371,8 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
-def _caller_dir() -> Path:
+def _caller_dir() -> str:
     """The folder of the module that constructed the App (two frames up)."""
     frame = sys._getframe(2)
     filename = frame.f_globals.get("__file__")
-    return Path(filename).resolve().parent if filename else Path.cwd()
+    return os.path.dirname(os.path.realpath(filename)) if filename else os.getcwd()

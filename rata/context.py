@@ -5,13 +5,15 @@ Declare a parameter typed `Ctx` and dispatch passes it in; it is never part of t
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 from typing import TYPE_CHECKING
 
 from rata.live import TableTracker
+from rata.logs import get_logger
 
 if TYPE_CHECKING:
+    import logging
+
     from rata.app import App
     from rata.dispatch import CommandRequest, Origin
 
@@ -42,4 +44,4 @@ class Ctx:
     @property
     def log(self) -> logging.Logger:
         """The app's logger (JSON lines in the app folder's logs/)."""
-        return logging.getLogger(self.app.name)
+        return get_logger(self.app.name)

@@ -9,14 +9,14 @@ still run, so a broken listener never breaks a call.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from rata._record import Record
+from rata.logs import LazyLogger
 
-log = logging.getLogger("rata")
+log = LazyLogger("rata")
 
 MCP_CHANNEL = "rata:mcp"
 
@@ -38,7 +38,12 @@ class AgentCalled(Record):
 
 
 class Events:
-    """Typed event listeners and named channels."""
+    """Typed event listeners and named channels.
+
+    A listener list is never changed in place: adding or removing one replaces it (under the
+    lock), so emitting reads it without locking, and a listener added while an event is
+    being emitted hears the next one.
+    """
 
     def __init__(self) -> None:
         self._listeners: dict[type, list[Callable[[Any], None]]] = {}
@@ -47,29 +52,39 @@ class Events:
 
     def on(self, event_type: type, listener: Callable[[Any], None]) -> None:
         with self._lock:
-            self._listeners.setdefault(event_type, []).append(listener)
+            self._listeners[event_type] = [*self._listeners.get(event_type, ()), listener]
+
+    def has_listeners(self, event_type: type) -> bool:
+        """Whether `emit` of this type would call anyone (to skip building an event nobody hears)."""
+        return bool(self._listeners.get(event_type))
 
     def emit(self, event: Any) -> None:
-        with self._lock:
-            listeners = list(self._listeners.get(type(event), ()))
-        _call_all(listeners, event, type(event).__name__)
+        listeners = self._listeners.get(type(event))
+        if listeners:
+            _call_all(listeners, event, type(event).__name__)
 
     def subscribe(self, channel: str, listener: Callable[[Any], None]) -> Callable[[], None]:
         """Listen on a channel; returns a function that stops listening."""
         with self._lock:
-            self._channels.setdefault(channel, []).append(listener)
+            self._channels[channel] = [*self._channels.get(channel, ()), listener]
 
         def unsubscribe() -> None:
             with self._lock:
-                if listener in self._channels.get(channel, []):
-                    self._channels[channel].remove(listener)
+                current = list(self._channels.get(channel, ()))
+                if listener in current:
+                    current.remove(listener)
+                    self._channels[channel] = current
 
         return unsubscribe
 
+    def has_subscribers(self, channel: str) -> bool:
+        """Whether `publish` on this channel would call anyone (to skip building a payload nobody reads)."""
+        return bool(self._channels.get(channel))
+
     def publish(self, channel: str, payload: Any) -> None:
-        with self._lock:
-            listeners = list(self._channels.get(channel, ()))
-        _call_all(listeners, payload, channel)
+        listeners = self._channels.get(channel)
+        if listeners:
+            _call_all(listeners, payload, channel)
 
 
 def _call_all(listeners: list[Callable[[Any], None]], value: Any, what: str) -> None:

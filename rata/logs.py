@@ -1,4 +1,4 @@
-"""Logs as JSON lines in the app folder's ``logs/``, through the standard `logging` module.
+"""Logs as JSON lines in the app folder's ``logs/``, for the standard `logging` module.
 
     configure_logging(folder, "crm")     # once, at start-up
     logging.getLogger("crm").info("customer added", extra={"customer_id": 7})
@@ -6,74 +6,105 @@
 writes ``{"ts": "...", "level": "INFO", "logger": "crm", "message": "customer added",
 "customer_id": 7}`` to ``logs/crm.log``, rotated at 1 MiB with 5 old files kept. Nothing is
 written to stdout, which belongs to the protocol when the app serves MCP.
+
+Importing this module, or configuring it, does not import `logging` (about a tenth of a
+server's start). When `logging` is not imported yet, the configuration waits, and is applied
+to the app's logger and rata's the moment rata needs `logging` (`get_logger`, `Ctx.log`, a
+rata logger's first record) or finds it imported (`sync`, before every command runs). rata's
+line for every agent call (`log_info`) skips `logging` when this file is all that would see
+the record, and is written straight to the file: the same line, a tenth of the cost.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import os
-from pathlib import Path
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING, Any
 
-from rata.folder import AppFolder
+if TYPE_CHECKING:
+    import logging
+    from pathlib import Path
+
+    from rata.folder import AppFolder
 
 MAX_BYTES = 1_048_576
 BACKUPS = 5
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+INFO = 20  # logging.INFO, without importing logging
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_UTC = dt.timezone.utc
 
 
-class JsonLinesFormatter(logging.Formatter):
-    """One JSON object per record, keys in a fixed order, extras after."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, object] = {
-            "ts": dt.datetime.fromtimestamp(record.created, dt.timezone.utc).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        for key in sorted(set(vars(record)) - _STANDARD):
-            entry[key] = _plain(vars(record)[key])
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+def format_line(created: float, level: str, logger: str, message: str, extra: dict[str, Any]) -> str:
+    """One entry: ts, level, logger, message, then the extra fields in their order."""
+    entry: dict[str, Any] = {
+        "ts": dt.datetime.fromtimestamp(created, _UTC).isoformat(timespec="milliseconds"),
+        "level": level,
+        "logger": logger,
+        "message": message,
+    }
+    entry.update(extra)
+    return _ENCODE(entry)
 
 
-class RotatingJsonLines(logging.FileHandler):
-    """Appends lines; past `max_bytes` the file becomes NAME.1 (NAME.1 becomes NAME.2, ...), `backups` kept.
+class JsonLinesFile:
+    """Appends lines to a file; past `max_bytes` it becomes NAME.1 (NAME.1 becomes NAME.2, ...), `backups` kept.
 
-    The standard library has this as `logging.handlers.RotatingFileHandler`; that module pulls
-    in sockets, pickle and queues, which a server that must start fast does not need.
+    One ``write`` per line on a file opened for appending, so lines from threads and
+    processes never interleave. The standard library's `RotatingFileHandler` lives in
+    `logging.handlers`, which pulls in sockets, pickle and queues.
     """
 
-    def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
-        super().__init__(path, mode="a", encoding="utf-8", delay=True)
-        self.maxBytes = max_bytes
-        self.backupCount = backups
+    def __init__(self, path: str | os.PathLike[str], max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
+        self.path = os.path.abspath(os.fspath(path))
+        self.max_bytes = max_bytes
+        self.backups = backups
+        self._fd: int | None = None
+        self._lock = threading.Lock()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            if self.stream is None:
-                self.stream = self._open()
-            if self.stream.tell() >= self.maxBytes:
+    def write(self, line: str) -> None:
+        """Append `line` and a newline; raises OSError when the file cannot be written."""
+        data = (line + "\n").encode("utf-8", "backslashreplace")  # a lone surrogate must not cost the line
+        with self._lock:
+            fd = self._fd
+            if fd is None:
+                fd = self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            if os.lseek(fd, 0, os.SEEK_END) >= self.max_bytes:
                 self._rotate()
-        except OSError:
-            self.handleError(record)
-            return
-        super().emit(record)
+                fd = self._fd
+                assert fd is not None
+            os.write(fd, data)
 
     def _rotate(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
-            self.stream = None  # type: ignore[assignment]
-        base = self.baseFilename
-        for i in range(self.backupCount - 1, 0, -1):
+        self._close()
+        base = self.path
+        for i in range(self.backups - 1, 0, -1):
             if os.path.exists(f"{base}.{i}"):
                 os.replace(f"{base}.{i}", f"{base}.{i + 1}")
-        if self.backupCount > 0 and os.path.exists(base):
+        if self.backups > 0 and os.path.exists(base):
             os.replace(base, f"{base}.1")
-        self.stream = self._open()
+        self._fd = os.open(base, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+
+# --- logging, when it is in use ----------------------------------------------------------------
+
+_pending: dict[str, tuple[JsonLinesFile, int]] = {}
+"""Loggers configured before `logging` was imported: name -> (file, level)."""
+_files: dict[str, JsonLinesFile] = {}
+_classes: dict[str, type] = {}
+_lock = threading.Lock()
 
 
 def _plain(value: object) -> object:
@@ -84,23 +115,202 @@ def _plain(value: object) -> object:
     return value
 
 
+def _build_classes() -> dict[str, type]:
+    """`JsonLinesFormatter` and `RotatingJsonLines`: they subclass `logging`'s, so they are made when it is imported."""
+    import logging
+
+    standard = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+
+    class JsonLinesFormatter(logging.Formatter):
+        """One JSON object per record, keys in a fixed order, extras after."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            fields = vars(record)
+            extra = {key: _plain(fields[key]) for key in sorted(fields.keys() - standard)}
+            if record.exc_info:
+                extra["exception"] = self.formatException(record.exc_info)
+            return format_line(record.created, record.levelname, record.name, record.getMessage(), extra)
+
+    class RotatingJsonLines(logging.Handler):
+        """A handler writing each formatted record as a line of a `JsonLinesFile`."""
+
+        def __init__(self, path: str | os.PathLike[str], max_bytes: int = MAX_BYTES, backups: int = BACKUPS, *, file: JsonLinesFile | None = None) -> None:
+            super().__init__()
+            self.file = file if file is not None else JsonLinesFile(path, max_bytes, backups)
+
+        @property
+        def baseFilename(self) -> str:  # noqa: N802 - the name logging's FileHandler uses
+            return self.file.path
+
+        @property
+        def maxBytes(self) -> int:  # noqa: N802
+            return self.file.max_bytes
+
+        @maxBytes.setter
+        def maxBytes(self, value: int) -> None:  # noqa: N802
+            self.file.max_bytes = value
+
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                self.file.write(self.format(record))
+            except Exception:  # noqa: BLE001 - logging's rule: a failing handler reports and goes on
+                self.handleError(record)
+
+        def close(self) -> None:
+            self.file.close()
+            super().close()
+
+    return {"JsonLinesFormatter": JsonLinesFormatter, "RotatingJsonLines": RotatingJsonLines}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("JsonLinesFormatter", "RotatingJsonLines"):
+        with _lock:
+            if not _classes:
+                _classes.update(_build_classes())
+        return _classes[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _attach(logger_name: str, file: JsonLinesFile, level: int) -> logging.Handler:
+    """Give the logger a handler on `file` (one handler per file, shared), unless it has one."""
+    import logging
+
+    handler_class = __getattr__("RotatingJsonLines")
+    for name in (logger_name, "rata"):
+        for handler in logging.getLogger(name).handlers:
+            if isinstance(handler, handler_class) and handler.file is file:
+                logging.getLogger(logger_name).addHandler(handler)
+                logging.getLogger(logger_name).setLevel(level)
+                return handler
+    handler = handler_class(file.path, file=file)
+    handler.setFormatter(__getattr__("JsonLinesFormatter")())
+    logger = logging.getLogger(logger_name)
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    return handler
+
+
+def sync() -> None:
+    """Apply a waiting configuration once `logging` has been imported (cheap when there is none)."""
+    if _pending and "logging" in sys.modules:
+        with _lock:
+            pending = list(_pending.items())
+            _pending.clear()
+        for name, (file, level) in pending:
+            _attach(name, file, level)
+
+
+def get_logger(name: str) -> logging.Logger:
+    """`logging.getLogger(name)`, with any waiting configuration applied first."""
+    import logging
+
+    sync()
+    return logging.getLogger(name)
+
+
+class LazyLogger:
+    """A module-level logger that imports `logging` only when it is first used.
+
+        log = LazyLogger("rata.mcp")
+        log.exception("tool %s failed", name)     # the first record imports logging
+    """
+
+    __slots__ = ("name", "_logger")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._logger: logging.Logger | None = None
+
+    def __getattr__(self, attr: str) -> Any:
+        logger = self._logger
+        if logger is None:
+            logger = self._logger = get_logger(self.name)
+        return getattr(logger, attr)
+
+
+def log_info(logger: str, message: str, fields: dict[str, Any]) -> None:
+    """Log an INFO record of `logger` with these fields, as ``logging.getLogger(logger).info(message, extra=fields)`` would.
+
+    When the only handlers the record would reach are this module's, with their defaults,
+    the line is formatted and written here, without building a `LogRecord`. Otherwise (a
+    test's capture handler, a filter, a disabled logger, ...) it goes through `logging`. The
+    fields must be JSON values.
+    """
+    if "logging" not in sys.modules:
+        file = _pending_file(logger)
+        if file is not None:
+            _write(file, logger, message, fields)
+        return  # no handler: logging would drop an INFO record too
+    sync()
+    files = _plain_files(logger)
+    if files is None:
+        get_logger(logger).info(message, extra=fields, stacklevel=2)
+        return
+    for file in files:
+        _write(file, logger, message, fields)
+
+
+def _write(file: JsonLinesFile, logger: str, message: str, fields: dict[str, Any]) -> None:
+    try:
+        file.write(format_line(time.time(), "INFO", logger, message, {key: fields[key] for key in sorted(fields)}))
+    except OSError as error:
+        sys.stderr.write(f"rata: cannot write the log {file.path}: {error}\n")
+
+
+def _pending_file(logger: str) -> JsonLinesFile | None:
+    """The file a waiting configuration gives an INFO record of `logger` (the nearest configured ancestor)."""
+    name = logger
+    while True:
+        found = _pending.get(name)
+        if found is not None:
+            file, level = found
+            return file if level <= INFO else None
+        if "." not in name:
+            return None
+        name = name.rpartition(".")[0]
+
+
+def _plain_files(name: str) -> list[JsonLinesFile] | None:
+    """The files an INFO record of `name` reaches when rata's handlers alone would see it; None when anything else is involved."""
+    import logging
+
+    logger = logging.getLogger(name)
+    if logger.disabled or logger.filters:
+        return None
+    if not logger.isEnabledFor(INFO):
+        return []
+    handler_class, formatter_class = __getattr__("RotatingJsonLines"), __getattr__("JsonLinesFormatter")
+    files: list[JsonLinesFile] = []
+    current: logging.Logger | None = logger
+    while current is not None:
+        for handler in current.handlers:
+            if type(handler) is not handler_class or handler.filters or handler.level > INFO or type(handler.formatter) is not formatter_class:
+                return None
+            files.append(handler.file)
+        current = current.parent if current.propagate else None
+    return files
+
+
 def log_file(folder: AppFolder, name: str) -> Path:
     return folder.logs / f"{name}.log"
 
 
-def configure_logging(folder: AppFolder, name: str, level: int = logging.INFO) -> logging.Handler:
-    """Send the app's logger and rata's to a rotating JSON-lines file; idempotent."""
+def configure_logging(folder: AppFolder, name: str, level: int = INFO) -> logging.Handler | None:
+    """Send the app's logger and rata's to a rotating JSON-lines file; idempotent.
+
+    Returns the handler, or None when `logging` is not imported yet: then the handler is
+    attached when it is (see the module's docstring).
+    """
     folder.ensure()
-    path = log_file(folder, name)
-    for logger_name in (name, "rata"):
-        logger = logging.getLogger(logger_name)
-        for handler in logger.handlers:
-            if isinstance(handler, RotatingJsonLines) and Path(handler.baseFilename) == path:
-                return handler
-    handler = RotatingJsonLines(path)
-    handler.setFormatter(JsonLinesFormatter())
-    for logger_name in (name, "rata"):
-        logger = logging.getLogger(logger_name)
-        logger.addHandler(handler)
-        logger.setLevel(level)
-    return handler
+    path = os.path.abspath(log_file(folder, name))
+    with _lock:
+        file = _files.get(path)
+        if file is None:
+            file = _files[path] = JsonLinesFile(path)
+        if "logging" not in sys.modules:
+            _pending[name] = _pending["rata"] = (file, level)
+            return None
+    sync()
+    _attach("rata", file, level)
+    return _attach(name, file, level)

@@ -20,18 +20,17 @@ unless the client cancelled it.
 from __future__ import annotations
 
 import itertools
-import logging
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rata._record import Record
-
+from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
-log = logging.getLogger("rata.mcp")
+log = LazyLogger("rata.mcp")
 
 Handler = Callable[["Call"], dict[str, Any]]
 
@@ -80,6 +79,18 @@ class Call:
         return self.server.request_client(method, params, timeout)
 
 
+class _Worker:
+    """A thread for blocking calls. Idle, it waits on `wake` (held while idle) for `call` to be set."""
+
+    __slots__ = ("thread", "wake", "call")
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.wake = threading.Lock()
+        self.wake.acquire()
+        self.call: Call | None = None
+
+
 class Server:
     """Routes lines to handlers and writes exactly one answer per request."""
 
@@ -106,9 +117,12 @@ class Server:
         self._active: dict[tuple[str, Any], Call] = {}
         self._pending: dict[str, tuple[threading.Event, list[Any]]] = {}
         self._lock = threading.Lock()
-        self._queue: queue.Queue[Call | None] = queue.Queue()
-        self._threads: list[threading.Thread] = []
-        self._idle = 0
+        # Blocking calls go straight to an idle worker (one lock released: the cheapest handoff
+        # between threads), else to a new one, up to `workers`; beyond that they wait in order.
+        self._workers: list[_Worker] = []
+        self._idle: list[_Worker] = []
+        self._backlog: deque[Call] = deque()
+        self._closing = False
         self._ids = itertools.count(1)
         self.on_cancel: list[Callable[[Any], bool]] = []
         """Hooks for cancels of things that are not running calls (listen streams); return True if handled."""
@@ -189,7 +203,7 @@ class Server:
         if incoming.method == "initialize":
             self._initialize(incoming, params)
             return
-        enveloped = isinstance(meta, dict) and any(isinstance(k, str) and k.startswith("io.modelcontextprotocol/") for k in meta)
+        enveloped = isinstance(meta, dict) and (wire.META_VERSION in meta or any(isinstance(k, str) and k.startswith("io.modelcontextprotocol/") for k in meta))
         if enveloped or self.era == "modern":
             self._modern(incoming, params, meta if isinstance(meta, dict) else None)
         else:
@@ -257,34 +271,43 @@ class Server:
     # --- running calls ---
 
     def _start(self, call: Call, method: Method) -> None:
-        with self._lock:
-            self._active[_key(call.id)] = call
-        if method.blocking:
-            self._queue.put(call)
-            self._ensure_workers()
-        else:
+        key = _key(call.id)
+        if not method.blocking:
+            with self._lock:
+                self._active[key] = call
             self._run(call)
-
-    def _ensure_workers(self) -> None:
-        if self._queue.qsize() <= self._idle:  # cheap check first; the locked one below decides
             return
+        worker = None
         with self._lock:
-            if self._queue.qsize() <= self._idle or len(self._threads) >= self._max_workers:
+            self._active[key] = call
+            if self._idle:
+                worker = self._idle.pop()
+            elif len(self._workers) < self._max_workers:
+                worker = _Worker()
+                self._workers.append(worker)
+            else:
+                self._backlog.append(call)
                 return
-            thread = threading.Thread(target=self._work, name=f"rata-mcp-{len(self._threads) + 1}", daemon=True)
-            self._threads.append(thread)
-        thread.start()
+        worker.call = call
+        if worker.thread is None:
+            worker.thread = threading.Thread(target=self._work, args=(worker,), name=f"rata-mcp-{len(self._workers)}", daemon=True)
+            worker.thread.start()
+        else:
+            worker.wake.release()  # the last thing done here: this thread goes back to reading at once
 
-    def _work(self) -> None:
-        while True:
-            with self._lock:
-                self._idle += 1
-            call = self._queue.get()
-            with self._lock:
-                self._idle -= 1
-            if call is None:
-                return
+    def _work(self, worker: _Worker) -> None:
+        call = worker.call
+        while call is not None:
             self._run(call)
+            with self._lock:
+                if self._backlog:
+                    call = self._backlog.popleft()
+                    continue
+                if self._closing:
+                    return
+                self._idle.append(worker)
+            worker.wake.acquire()
+            call = worker.call
 
     def _run(self, call: Call) -> None:
         method = self.methods[call.method]
@@ -345,10 +368,16 @@ class Server:
         import time
 
         deadline = time.monotonic() + grace
-        for _ in self._threads:
-            self._queue.put(None)
-        for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            self._closing = True
+            idle, self._idle = self._idle, []
+            workers = list(self._workers)
+        for worker in idle:
+            worker.call = None
+            worker.wake.release()
+        for worker in workers:
+            if worker.thread is not None:
+                worker.thread.join(max(0.0, deadline - time.monotonic()))
         for hook in self.on_close:
             hook()
 

@@ -127,9 +127,12 @@ def parse_line(line: bytes) -> Incoming:
     raise FrameError(McpError(INVALID_REQUEST, 'Invalid Request: no "method"'), raw_id if id_ok else None, id_ok)
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One message as a line: compact JSON, UTF-8, no embedded newlines, ending in a newline."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return (_ENCODE(message) + "\n").encode("utf-8")
 
 
 def response(id: Any, result: dict[str, Any]) -> dict[str, Any]:

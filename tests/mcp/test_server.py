@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
 from rata.mcp import wire
+from rata.mcp.server import Method, Server
 from rata.testing import AgentClient
 from tests.mcp.lab import release
 from tests.mcp.fixtures import crm, lab  # noqa: F401 - pytest fixtures
@@ -181,3 +184,75 @@ def test_a_string_id_and_a_number_id_are_different_requests(crm):
             client.send_line(wire.encode({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": {"_meta": client._meta()}}))
         client._wait(lambda: "7" in client._responses and 7 in client._responses, 5, "both answers")
         assert json.dumps(client._responses["7"]["id"]) == '"7"' and client._responses[7]["id"] == 7
+
+
+# --- the worker threads of blocking calls ----------------------------------------------------------
+
+
+def bare_server(handler, workers: int = 8) -> tuple[Server, list[dict]]:
+    """A server whose only method, "work", is blocking and runs `handler`; the answers, parsed."""
+    answers: list[dict] = []
+    lock = threading.Lock()
+
+    def send(data: bytes) -> None:
+        with lock:
+            answers.append(json.loads(data))
+
+    methods = {"work": Method(lambda call: handler(call), blocking=True)}
+    return Server({"name": "t", "version": "1"}, methods, send=send, capabilities={}, workers=workers), answers
+
+
+def work_line(request_id: int) -> bytes:
+    return wire.encode({"jsonrpc": "2.0", "id": request_id, "method": "work", "params": {"_meta": META}})
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + 5
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.001)
+
+
+def test_sequential_blocking_calls_reuse_one_idle_worker():
+    server, answers = bare_server(lambda call: {"n": call.id})
+    for n in range(20):
+        server.receive(work_line(n))
+        wait_for(lambda: len(answers) == n + 1, f"no answer to call {n}")
+    server.close()
+    assert [a["id"] for a in answers] == list(range(20))
+    assert len(server._workers) == 1
+
+
+def test_calls_beyond_the_worker_limit_wait_in_order_and_each_is_answered_once():
+    gate = threading.Event()
+    started: list[int] = []
+
+    def handler(call):
+        started.append(call.id)
+        gate.wait(5)
+        return {"n": call.id}
+
+    server, answers = bare_server(handler, workers=2)
+    for n in range(6):
+        server.receive(work_line(n))
+    wait_for(lambda: len(started) == 2, "two calls running")
+    assert answers == [] and len(server._workers) == 2
+    gate.set()
+    wait_for(lambda: len(answers) == 6, "every call answered")
+    server.close()
+    assert sorted(a["id"] for a in answers) == list(range(6)) and started[2:] == [2, 3, 4, 5]
+
+
+def test_close_finishes_the_calls_still_waiting_then_stops_every_worker():
+    gate = threading.Event()
+    server, answers = bare_server(lambda call: gate.wait(5) and {"n": call.id}, workers=1)
+    for n in range(3):
+        server.receive(work_line(n))
+    closing = threading.Thread(target=server.close)
+    closing.start()
+    wait_for(lambda: server._closing, "close() started")
+    assert answers == [] and len(server._backlog) == 2
+    gate.set()
+    closing.join(5)
+    assert sorted(a["id"] for a in answers) == [0, 1, 2]
+    assert not any(worker.thread.is_alive() for worker in server._workers)

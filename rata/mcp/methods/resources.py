@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import TYPE_CHECKING, Any
 
 from rata.dispatch import CommandRequest, Origin
+from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rata.mcp.server import Call
 
 LIST_TTL_MS = 3_600_000
-log = logging.getLogger("rata.mcp")
+log = LazyLogger("rata.mcp")
 
 
 def list_resources(ctx: AppServer, call: Call) -> dict[str, Any]:

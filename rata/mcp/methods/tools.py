@@ -9,16 +9,15 @@ command (its message; the traceback goes to the log), a rate limit, a refused co
 from __future__ import annotations
 
 import json
-import logging
 import time
 from typing import TYPE_CHECKING, Any
 
 from rata.app import CONFIRM
 from rata.context import Ctx
-from rata.convert import Invalid, from_json_fields
 from rata.dispatch import CommandRequest, Origin
 from rata.errors import RataError
 from rata.events import MCP_CHANNEL, AgentCalled
+from rata.logs import LazyLogger, log_info
 from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
 from rata.mcp.wire import McpError
@@ -29,8 +28,9 @@ if TYPE_CHECKING:
     from rata.mcp.app_server import AppServer
     from rata.mcp.server import Call
 
-log = logging.getLogger("rata.mcp")
+log = LazyLogger("rata.mcp")
 LIST_TTL_MS = 3_600_000
+_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), without a new encoder per call
 
 
 def list_tools(ctx: AppServer, call: Call) -> dict[str, Any]:
@@ -51,17 +51,18 @@ def call_tool(ctx: AppServer, call: Call) -> dict[str, Any]:
     if tool is None:
         raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {name}")
     spec = ctx.app.specs[name]
+    client = call.client_name
     started = time.perf_counter()
     outcome = "error"
     try:
-        result, outcome = _call(ctx, call, spec, arguments)
+        result, outcome = _call(ctx, call, spec, arguments, client)
         return result
     finally:
         if outcome != "asked":
-            _report(ctx, call, name, outcome, started)
+            _report(ctx, client, name, outcome, started)
 
 
-def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str) -> tuple[dict[str, Any], str]:
     wait = ctx.limiter.take(spec.name)
     if wait > 0:
         limit = ctx.limiter.limit
@@ -70,16 +71,16 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
     confirmed = False
     if ctx.access[spec.name] == CONFIRM:
         try:  # before anyone is asked to confirm it (dispatch checks plain calls itself)
-            kwargs = from_json_fields([(p.name, p.node, p.required) for p in spec.params], arguments)
-        except Invalid as invalid:
-            return validation_result(spec.name, ValidationErrors(invalid.errors)), "invalid"
+            kwargs = ctx.app.arguments(spec, arguments)
+        except ValidationErrors as errors:
+            return validation_result(spec.name, errors), "invalid"
         decision = _confirm(ctx, call, spec, arguments, kwargs)
         if isinstance(decision, dict):
             return decision, "asked" if decision.get("resultType") == "input_required" else "unconfirmable"
         if not decision:
             return error_result(f"Not confirmed: the user did not allow {spec.name}. Nothing was done."), "declined"
         confirmed = True
-    request = CommandRequest(spec.name, arguments, Origin.agent(call.client_name), confirmed=confirmed)
+    request = CommandRequest(spec.name, arguments, Origin.agent(client), confirmed=confirmed)
     try:
         value = ctx.app.dispatch(request)
     except ValidationErrors as errors:
@@ -153,7 +154,7 @@ def confirmation_message(ctx: AppServer, call: Call, spec: CommandSpec, argument
 
 def ok_result(value: Any, tool: dict[str, Any], era: str) -> dict[str, Any]:
     """structuredContent (wrapped under "result" for 2025-11-25 when not an object) plus the same JSON as text."""
-    result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(value, ensure_ascii=False)}]}
+    result: dict[str, Any] = {"content": [{"type": "text", "text": _TEXT(value)}]}
     output_schema = tool.get("outputSchema")
     if output_schema is None:
         return result
@@ -178,9 +179,12 @@ def _message(error: BaseException) -> str:
     return text if text else type(error).__name__
 
 
-def _report(ctx: AppServer, call: Call, tool: str, outcome: str, started: float) -> None:
+def _report(ctx: AppServer, client: str, tool: str, outcome: str, started: float) -> None:
     duration_ms = round((time.perf_counter() - started) * 1000, 3)
     ok = outcome == "ok"
-    log.info("tool call", extra={"tool": tool, "client": call.client_name, "outcome": outcome, "duration_ms": duration_ms})
-    ctx.app.events.emit(AgentCalled(tool, call.client_name, ok, duration_ms))
-    ctx.app.events.publish(MCP_CHANNEL, {"type": "agent_called", "tool": tool, "client": call.client_name, "ok": ok, "outcome": outcome})
+    log_info("rata.mcp", "tool call", {"tool": tool, "client": client, "outcome": outcome, "duration_ms": duration_ms})
+    events = ctx.app.events
+    if events.has_listeners(AgentCalled):
+        events.emit(AgentCalled(tool, client, ok, duration_ms))
+    if events.has_subscribers(MCP_CHANNEL):
+        events.publish(MCP_CHANNEL, {"type": "agent_called", "tool": tool, "client": client, "ok": ok, "outcome": outcome})
