@@ -147,11 +147,11 @@ def test_a_live_error_goes_to_the_error_callback(peer):
 
 def test_live_queries_are_reported_to_the_dev_script_when_there_is_one(peer):
     peer.next("hello")
-    peer.js("window.noted = []; window.__rata_dev = {noteLive: function (id, c, a) { noted.push(['note', id, c, a]); }, dropLive: function (id) { noted.push(['drop', id]); }}, 0")
+    peer.js("window.noted = []; window.__rata_dev = {noteLive: function (c, a) { noted.push(['note', c, a]); return 41; }, dropLive: function (id) { noted.push(['drop', id]); }}, 0")
     peer.js("window.stop = rata.live('customers_index', {search: 'x'}, function () {}), 0")
-    live = peer.next("live")
+    peer.next("live")
     peer.js("stop(), 0")
-    assert peer.js("noted") == [["note", live["id"], "customers_index", {"search": "x"}], ["drop", live["id"]]]
+    assert peer.js("noted") == [["note", "customers_index", {"search": "x"}], ["drop", 41]]
 
 
 def test_channel_messages_reach_their_listener_until_it_stops(peer):
