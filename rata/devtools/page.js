@@ -237,10 +237,16 @@
     return TAG_ROLE[tag] || "";
   }
 
+  var gridCache = null;  // row group -> in a grid?, during one snapshot: one lookup per table section, not per cell
+
   function gridLike(el) {
+    var section = el.parentElement && el.parentElement.parentElement;
+    if (gridCache && section && gridCache.has(section)) return gridCache.get(section);
     var table = el.closest("table, [role=grid], [role=treegrid], [role=table]");
     var role = table && table.getAttribute("role");
-    return role === "grid" || role === "treegrid";
+    var grid = role === "grid" || role === "treegrid";
+    if (gridCache && section) gridCache.set(section, grid);
+    return grid;
   }
 
   function hasGlobalAria(el) {
@@ -518,7 +524,7 @@
   var focusedElement = null;
   var owned = null;  // elements moved elsewhere by aria-owns
 
-  /* Items for the nodes inside `parent`: {el, role, kids} nodes, {text} runs, and BREAK between blocks. */
+  /* Items for the nodes inside `parent`: {el, role, kids} nodes, strings of text, and BREAK between blocks. */
   var BREAK = {brk: true};
 
   function build(parentEl, visible, out) {
@@ -535,10 +541,10 @@
 
   function visit(node, visible, out) {
     if (node.nodeType === 3) {
-      if (visible && node.data) out.push({text: node.data});
+      if (visible && node.data) out.push(node.data);
     } else if (node.nodeType === 1) {
       if (owned && owned.has(node)) return;
-      if (node.tagName === "BR") { if (visible) out.push({text: " "}); return; }
+      if (node.tagName === "BR") { if (visible) out.push(" "); return; }
       visitElement(node, out);
     }
   }
@@ -547,11 +553,12 @@
   var LEAF_ROLES = {img: 1, separator: 1, progressbar: 1, meter: 1, slider: 1, scrollbar: 1};
 
   var CHECKS_VISIBILITY = typeof Element.prototype.checkVisibility === "function";
+  var VISIBILITY_PROPERTY = {visibilityProperty: true};
 
   /* Shown (0), hidden with children that may show (1: visibility), or left out with its subtree (2). */
   function visibility(el) {
     // checkVisibility is several times cheaper than a computed style, which is only read when it says no.
-    if (CHECKS_VISIBILITY && el.checkVisibility({visibilityProperty: true})) return 0;
+    if (CHECKS_VISIBILITY && el.checkVisibility(VISIBILITY_PROPERTY)) return 0;
     var style = styleOf(el);
     if (style.display === "none") return 2;
     if (CHECKS_VISIBILITY && style.display !== "contents" && !el.checkVisibility()) return 2;  // content-visibility:hidden
@@ -607,20 +614,16 @@
   function tidy(items) {
     var result = [];
     var text = null;
-    function flush() {
+    for (var i = 0; i <= items.length; i++) {
+      var item = i < items.length ? items[i] : BREAK;
+      if (typeof item === "string") { text = text === null ? item : text + item; continue; }
       if (text !== null) {
-        var t = norm(text);
-        if (t) result.push({text: t});
+        text = norm(text);
+        if (text) result.push(text);
         text = null;
       }
+      if (item !== BREAK) result.push(item);
     }
-    for (var i = 0; i < items.length; i++) {
-      var item = items[i];
-      if (item === BREAK) flush();
-      else if (item.text !== undefined) text = text === null ? item.text : text + item.text;
-      else { flush(); result.push(item); }
-    }
-    flush();
     return result;
   }
 
@@ -660,7 +663,7 @@
   Renderer.prototype.items = function (items, indent) {
     for (var i = 0; i < items.length; i++) {
       var item = items[i];
-      if (item.text !== undefined) this.emit(indent, "- text: " + cut(item.text, this.maxText));
+      if (typeof item === "string") this.emit(indent, "- text: " + cut(item, this.maxText));
       else this.node(item, indent);
     }
   };
@@ -686,7 +689,7 @@
       // Without computing the name, assume content gives it, as it does unless a label or CSS says otherwise.
       var named = NAME_FROM_CONTENT[role] && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby");
       this.count += 1 + props.length;
-      if (!(named && kids.length === 1 && kids[0].text !== undefined)) this.countItems(kids);
+      if (!(named && kids.length === 1 && typeof kids[0] === "string")) this.countItems(kids);
       return;
     }
     var line = "- " + role;
@@ -694,10 +697,10 @@
     var flags = stateFlags(el, role);
     if (flags.length) line += " " + flags.join(" ");
     if (REF_ROLES[role] || role === "generic" || focusable(el)) line += " [ref=" + this.ref(el) + "]";
-    if (kids.length === 1 && kids[0].text !== undefined && kids[0].text === name) kids = [];  // the name says it already
-    var onlyText = kids.length === 1 && kids[0].text !== undefined && !props.length;
+    if (kids.length === 1 && kids[0] === name) kids = [];  // the name says it already
+    var onlyText = kids.length === 1 && typeof kids[0] === "string" && !props.length;
     if (!kids.length && !props.length) this.emit(indent, line);
-    else if (onlyText) this.emit(indent, line + ": " + cut(kids[0].text, this.maxText));
+    else if (onlyText) this.emit(indent, line + ": " + cut(kids[0], this.maxText));
     else {
       this.emit(indent, line + ":");
       for (var i = 0; i < props.length; i++) this.emit(indent + "  ", props[i]);
@@ -708,7 +711,7 @@
   Renderer.prototype.countItems = function (items) {
     for (var i = 0; i < items.length; i++) {
       var item = items[i];
-      if (item.text !== undefined) this.count++;
+      if (typeof item === "string") this.count++;
       else this.node(item, "");
     }
   };
@@ -720,6 +723,7 @@
     var renderer = new Renderer(maxLines, maxText, options.refBase || 1);
     focusedElement = deepActiveElement();
     owned = ownedElements();
+    gridCache = new Map();
     var top;
     if (options.root) {
       var found = resolve(options.root);
@@ -733,6 +737,7 @@
     }
     renderer.items(tidy(top), "");
     owned = null;
+    gridCache = null;
     var more = renderer.count - renderer.lines.length;
     var lines = renderer.lines;
     if (more > 0) lines = lines.concat(["# " + ELLIPSIS + " " + more + " more lines not shown (limit " + maxLines + ")"]);
