@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rata.mcp_dev import database, docs_index, logreader, target, tools
+from rata.mcp_dev import database, docs_index, logreader, target, tools, windows
 from rata.mcp_dev.target import Target
 from rata.mcp_dev.tools import dev_app
 from rata.testing import AgentClient
@@ -35,6 +35,7 @@ EXAMPLES = ROOT / "docs" / "examples" / "mcp_dev"
 CRM = ROOT / "examples" / "crm"
 VENV_BIN = Path(sys.executable).parent
 TOOL_NAMES = sorted(spec.__name__ for spec in tools.TOOLS)
+WINDOW_TOOL_NAMES = sorted(spec.__name__ for spec in windows.TOOLS)
 
 # Laravel Boost 2.5.5 (tagged 2026-08-19; main as of 2026-08-21): the tools its MCP server
 # registers, and the ones it removed in 2.3.0, as the page's table names them.
@@ -117,12 +118,15 @@ def test_every_example_file_is_used_on_the_page() -> None:
 # --- the tools ----------------------------------------------------------------------------------------
 
 
-def test_the_tool_table_lists_exactly_the_dev_servers_tools(dev: AgentClient) -> None:
+@pytest.mark.parametrize(("heading", "names"), [("## The tools", TOOL_NAMES), ("## The window tools", WINDOW_TOOL_NAMES)])
+def test_the_tool_tables_list_exactly_the_dev_servers_tools(dev: AgentClient, heading: str, names: list[str]) -> None:
     listed = dev.list_tools()
-    assert sorted(tool["name"] for tool in listed) == TOOL_NAMES
-    rows = table_rows(section("## The tools"))
-    assert sorted(spans(row[0])[0] for row in rows) == TOOL_NAMES
-    assert f"{['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][len(TOOL_NAMES)]} read-only tools" in flat(page())
+    assert sorted(tool["name"] for tool in listed) == sorted(TOOL_NAMES + WINDOW_TOOL_NAMES)
+    rows = table_rows(section(heading))
+    assert sorted(spans(row[0])[0] for row in rows) == names
+    numbers = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    assert f"{numbers[len(TOOL_NAMES)]} read-only tools" in flat(page())
+    assert f"{numbers[len(WINDOW_TOOL_NAMES)]} [window tools]" in flat(page())
     for row in rows:
         (name,) = spans(row[0])
         (tool,) = [t for t in listed if t["name"] == name]
@@ -131,10 +135,11 @@ def test_the_tool_table_lists_exactly_the_dev_servers_tools(dev: AgentClient) ->
         assert f"\n### {name}\n" in page(), f"{name} has no section of its own"
 
 
-def test_every_tool_is_read_only_typed_and_not_rate_limited(dev: AgentClient) -> None:
+def test_every_tool_but_window_act_is_read_only_and_none_is_rate_limited(dev: AgentClient) -> None:
     for tool in dev.list_tools():
-        assert tool["annotations"]["readOnlyHint"] is True, tool["name"]
-        assert "outputSchema" in tool, tool["name"]
+        assert tool["annotations"]["readOnlyHint"] is (tool["name"] != "window_act"), tool["name"]
+        if tool["name"] in TOOL_NAMES:
+            assert "outputSchema" in tool, tool["name"]
     app = dev_app(Target(None, ROOT))
     assert app.mcp_config.limit is None
 
@@ -532,8 +537,8 @@ def test_the_boost_table() -> None:
     assert len(boost) == len(set(boost))
     assert set(boost) == BOOST_TOOLS | BOOST_REMOVED_IN_2_3
     rata_column = {name for row in rows for name in spans(row[1])}
-    assert rata_column <= set(TOOL_NAMES), rata_column - set(TOOL_NAMES)
-    assert rata_column == set(TOOL_NAMES), "every dev tool appears in the table"
+    assert rata_column <= set(TOOL_NAMES + WINDOW_TOOL_NAMES), rata_column - set(TOOL_NAMES + WINDOW_TOOL_NAMES)
+    assert rata_column >= set(TOOL_NAMES), "every read-only dev tool appears in the table"
     for row in rows:
         assert spans(row[1]) or row[1] == "—", row
         if spans(row[0]) and spans(row[0])[0] in BOOST_REMOVED_IN_2_3:
