@@ -224,7 +224,7 @@ class Browser:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(self._to_browser, view):]
+                    view = view[os.write(self._to_browser, view) :]
             except OSError as error:
                 self._fail(f"the pipe to Chromium broke ({error})")
                 raise WindowError(self._death_message()) from error
@@ -345,10 +345,8 @@ class Browser:
             with contextlib.suppress(WindowError):
                 self.send("Browser.close", timeout=timeout)
         self._closed = True
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            pass
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)  # leftover renderers, zygotes, crashpad
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from rata.errors import WindowError
 from rata.windows.adapter import WindowInfo, WindowSpec
-from rata.windows.cdp import DEFAULT_TIMEOUT, Browser, CdpError, Session
+from rata.windows.cdp import DEFAULT_TIMEOUT, Browser
 
 log = logging.getLogger("rata.windows")
 
@@ -367,7 +367,7 @@ class ChromiumWindow:
     def _device_pixel_ratio(self) -> float:
         if self._backend.headless:
             return 1.0  # set by the device metrics override
-        with contextlib.suppress(WindowError, CdpError):
+        with contextlib.suppress(WindowError):
             return float(self.eval_json("window.devicePixelRatio") or 1.0)
         return 1.0
 

@@ -167,7 +167,7 @@ def test_a_screenshot_of_a_scrolled_page_shows_what_is_in_view(backend: Chromium
     window = backend.open(WindowSpec("scrolled", width=400, height=300), frontend)
     window.eval_json(
         "document.body.style.margin = '0';"
-        "document.body.innerHTML = '<div style=\"height:1000px;background:red\"></div><div style=\"height:1000px;background:rgb(0,0,255)\"></div>';"
+        'document.body.innerHTML = \'<div style="height:1000px;background:red"></div><div style="height:1000px;background:rgb(0,0,255)"></div>\';'
         "scrollTo(0, 1200), null"
     )
     png = window.capture_png()
