@@ -732,7 +732,8 @@
       visitElement(found.el, top);
     } else {
       var modal = openModal();
-      top = modal ? [] : build(document.body || document.documentElement, true, []);
+      var body = document.body || document.documentElement;
+      top = modal || !body ? [] : build(body, true, []);
       if (modal) visitElement(modal, top);
     }
     renderer.items(tidy(top), "");
@@ -811,6 +812,8 @@
   function checkClickable(el) {
     var role = roleOf(el) || "generic";
     if (disabled(el, role)) return describe(el) + " is disabled.";
+    var modal = openModal();
+    if (modal && !composedContains(modal, el)) return describe(el) + " is behind the open " + describe(modal) + "; close it first (press Escape).";
     el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
     var rect = el.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) return describe(el) + " has no size on screen, so it cannot be clicked.";

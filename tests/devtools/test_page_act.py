@@ -118,6 +118,13 @@ def test_escape_closes_the_open_dialog(act_page: Page):
     assert poll(act_page, lambda state: act_page.js("window.events") is not None) and act_page.js("window.events") == ["dialog closed"]
 
 
+def test_click_refuses_an_element_behind_a_modal_dialog(act_page: Page):
+    counter = act_page.ref("button", "Clicked 0 times")
+    act_page.act(kind="click", ref=act_page.ref("button", "Open dialog"))
+    result = act_page.act(kind="click", ref=counter)
+    assert result["error"] == 'button "Clicked 0 times" [ref=e2] is behind the open dialog "Confirm"; close it first (press Escape).'
+
+
 def test_an_unknown_key_is_refused(act_page: Page):
     assert act_page.act(kind="press", key="Hyper+Q")["error"].startswith('Unknown key "Hyper+Q"')
 
