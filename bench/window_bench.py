@@ -1,0 +1,140 @@
+"""The window tools' speed: `window_snapshot` of an 18,000-element page, and a `window_act` round trip.
+
+    .venv/bin/python bench/window_bench.py            # about 30 s; needs Chromium
+
+It runs `rata dev --headless` on bench/window_app (a table of 2,000 rows, 9 elements each,
+and a "Ping" button that calls a command), and `rata mcp dev` for the same app, and times
+through the MCP server on stdio, end to end as an agent sees it:
+
+1. ``window_snapshot``: the whole page walked, cut at 1,000 lines (median of --runs).
+2. ``window_act`` click on "Ping": the click, the command it calls, the wait until the page
+   has settled (nothing in flight and 350 ms without a change), and the new snapshot.
+
+The snapshot is also timed on the dev endpoint directly (no MCP server between), to show
+what the page walk itself costs. Prints a markdown table; writes bench/results/windows-latest.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from run import BIN, RESULTS, ROOT, BenchError, Scratch, StdioClient, git_state, machine
+
+APP = str(ROOT / "bench" / "window_app" / "app.py")
+SNAPSHOT_TARGET_S = 0.3
+
+
+def start_dev(env: dict[str, str], stderr: Path) -> subprocess.Popen[bytes]:
+    with open(stderr, "wb") as err:
+        proc = subprocess.Popen([str(BIN / "rata"), "dev", "--headless", "--app", APP], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while b"is running in dev mode" not in stderr.read_bytes():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise BenchError(f"rata dev did not start: {stderr.read_text()[-1500:]}")
+        time.sleep(0.05)
+    return proc
+
+
+def call(client: StdioClient, name: str, arguments: dict[str, object]) -> tuple[float, str]:
+    started = time.perf_counter()
+    result = client.request("tools/call", {"name": name, "arguments": arguments})
+    elapsed = time.perf_counter() - started
+    text = "\n".join(block.get("text", "") for block in result.get("content", []) if block.get("type") == "text")
+    if result.get("isError"):
+        raise BenchError(f"{name} failed: {text[:500]}")
+    return elapsed, text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed calls of each tool (default 15, after 2 warm-ups)")
+    options = parser.parse_args()
+    scratch = Scratch()
+    dev = None
+    client = None
+    try:
+        dev = start_dev(scratch.env, scratch.root / "dev.stderr")
+        client = StdioClient("rata-mcp-dev", [str(BIN / "rata"), "mcp", "dev", "--app", APP], scratch.env, ROOT, scratch.root / "mcp-dev.stderr")
+        client.request("tools/list", {})
+        snapshots: list[float] = []
+        for index in range(2 + options.runs):
+            elapsed, text = call(client, "window_snapshot", {})
+            if index >= 2:
+                snapshots.append(elapsed)
+        lines = text.split("\n\n", 1)[1].splitlines()
+        more = re.search(r"(\d[\d,]*) more lines", text)
+        if more is None or len([line for line in lines if line.startswith(("-", " "))]) < 990:
+            raise BenchError(f"the snapshot was not cut at 1,000 lines as expected:\n{text[:300]}\n...\n{text[-300:]}")
+        acts: list[float] = []
+        for index in range(2 + options.runs):
+            ping = re.search(r'button "Ping" \[ref=(e\d+)\]', text)
+            if ping is None:
+                raise BenchError("no Ping button in the snapshot")
+            elapsed, text = call(client, "window_act", {"action": "click", "ref": ping.group(1)})
+            ran = re.search(r"Ran: (.*?); the page (.*?)\.\n", text)
+            if ran is None or "bench_ping" not in ran.group(1) or "did not settle" in ran.group(2):
+                raise BenchError(f"the click did not run bench_ping and settle: {text[:400]}")
+            if f'status "answer {index + 1}"' not in text and f"answer {index + 1}" not in text:
+                raise BenchError(f"the page did not show the command's answer {index + 1} after the click: {text[:600]}")
+            if index >= 2:
+                acts.append(elapsed)
+        direct = _direct_snapshots(scratch, options.runs)
+    finally:
+        if client is not None:
+            client.kill()
+        if dev is not None:
+            dev.terminate()
+            dev.wait(20)
+        scratch.close()
+    results = {
+        "git": git_state(),
+        "machine": machine(),
+        "page": "bench/window_app: 2,000 rows x 9 elements = 18,000 elements",
+        "window_snapshot_s": {"median": statistics.median(snapshots), "min": min(snapshots), "max": max(snapshots), "runs": snapshots},
+        "bridge_snapshot_s": {"median": statistics.median(direct), "min": min(direct), "max": max(direct)},
+        "window_act_s": {"median": statistics.median(acts), "min": min(acts), "max": max(acts), "runs": acts},
+        "snapshot_target_s": SNAPSHOT_TARGET_S,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "windows-latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    ms = lambda s: f"{s * 1e3:.0f} ms"  # noqa: E731
+    print("| measure (18,000-element page) | median | min | max |")
+    print("|---|---|---|---|")
+    for key, label in (("window_snapshot_s", "`window_snapshot` through `rata mcp dev`"), ("bridge_snapshot_s", "snapshot on the dev endpoint alone"), ("window_act_s", "`window_act` click (command, settle, new snapshot)")):
+        row = results[key]
+        print(f"| {label} | {ms(row['median'])} | {ms(row['min'])} | {ms(row['max'])} |")
+    verdict = "met" if results["window_snapshot_s"]["median"] < SNAPSHOT_TARGET_S else "NOT met"
+    print(f"\nTarget: window_snapshot under {ms(SNAPSHOT_TARGET_S)} end to end: {verdict}.")
+
+
+def _direct_snapshots(scratch: Scratch, runs: int) -> list[float]:
+    from rata.endpoint import DEV, connect
+    from rata.folder import AppFolder
+
+    connection = connect(AppFolder(Path(scratch.env["RATA_HOME"])), DEV)
+    if connection is None:
+        raise BenchError("the dev endpoint is not there")
+    times = []
+    try:
+        for index in range(2 + runs):
+            started = time.perf_counter()
+            connection.send(json.dumps({"id": index, "method": "snapshot", "params": {"window": "main"}}).encode() + b"\n")
+            answer = json.loads(connection.rfile.readline())
+            if "result" not in answer:
+                raise BenchError(f"the bridge failed: {answer}")
+            if index >= 2:
+                times.append(time.perf_counter() - started)
+    finally:
+        connection.close()
+    return times
+
+
+if __name__ == "__main__":
+    main()
