@@ -154,6 +154,20 @@ def test_live_queries_are_reported_to_the_dev_script_when_there_is_one(peer):
     assert peer.js("noted") == [["note", "customers_index", {"search": "x"}], ["drop", 41]]
 
 
+def test_the_dev_page_script_shows_the_pages_live_queries(browser, frontend):
+    page_js = (RUNTIME_PATH.parent.parent / "devtools" / "page.js").read_text(encoding="ascii")
+    window = ChromiumBackend("runtime", browser=browser).open(WindowSpec("w3"), frontend, scripts=[runtime_source("w3"), page_js])
+    try:
+        peer = Peer(window)
+        peer.js("window.stop = rata.live('customers_index', {search: 'ad'}, function () {}), 0")
+        peer.next("live")
+        assert peer.js("__rata_dev.snapshot({}).showing") == ['customers_index {"search":"ad"}']
+        peer.js("stop(), 0")
+        assert peer.js("__rata_dev.snapshot({}).showing") == []
+    finally:
+        window.close()
+
+
 def test_channel_messages_reach_their_listener_until_it_stops(peer):
     doc = peer.next("hello")["doc"]
     peer.js("window.heard = []; window.stop = rata.on('rata:mcp', function (m) { heard.push(m); }), 0")
