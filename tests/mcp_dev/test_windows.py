@@ -173,3 +173,20 @@ async def test_a_normal_start_has_no_dev_socket(crm_home):
 def _crm() -> list[str]:
     script = shutil.which("crm", path=str(Path(sys.executable).parent))
     return [script] if script else [sys.executable, "-m", "crm.main"]
+
+
+async def test_an_agent_writing_through_crm_mcp_updates_the_open_window(dev_build, crm_home):
+    from rata.testing import AgentClient
+
+    with AgentClient.spawn(_crm() + ["--mcp"], env=subprocess_env(crm_home), stderr=subprocess.DEVNULL) as agent:
+        stored = agent.call("customers_store", {"name": "Grace Hopper", "email": "grace@example.com"})
+        assert not stored.is_error, stored.text
+    with anyio.fail_after(SECONDS):
+        async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
+            for _ in range(50):  # the live re-delivery is asynchronous: give it a moment
+                seen = await tool(client, "window_snapshot")
+                if "Grace Hopper" in seen:
+                    break
+                await anyio.sleep(0.1)
+    assert 'cell "Grace Hopper"' in seen and 'cell "grace@example.com"' in seen
+    assert "An agent called customers_store" in seen  # the page heard it on the rata:mcp channel
