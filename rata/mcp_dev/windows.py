@@ -71,13 +71,13 @@ class WindowRow(TypedDict):
 
 @command(can=ABILITY, read_only=True)
 def app_windows(ctx: Ctx) -> list[WindowRow]:
-    """The running debug build's windows: label, title, route, size, shown or hidden (needs `rata dev` running)."""
+    """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
     return [WindowRow(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
 
 
 @command(can=ABILITY, read_only=True)
 def window_snapshot(ctx: Ctx, window: str = "main") -> str:
-    """The window as the developer sees it: its route, then its accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
+    """A window of the developer's running debug build, with their data, as they see it: its route, then its accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
 
     Refs from this snapshot are what window_act takes. Long pages are cut at 1,000 lines.
 
@@ -132,7 +132,7 @@ class Screenshot(TypedDict):
 
 @command(can=ABILITY, read_only=True)
 def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
-    """A picture of the window as rendered (PNG, at most 1280 CSS pixels wide), to see layout and styling that a snapshot cannot show.
+    """A picture of a window of the developer's running debug build as rendered (PNG, at most 1280 CSS pixels wide), to see layout and styling that a snapshot cannot show.
 
     Args:
         window: The window's label, from app_windows.
@@ -156,7 +156,7 @@ class CallRow(TypedDict):
 
 @command(can=ABILITY, read_only=True)
 def app_calls(ctx: Ctx, window: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[CallRow]:
-    """The commands the debug build's windows called recently, newest last: command, window, duration, ok or the error.
+    """The commands the windows of the developer's running debug build called recently, newest last: command, window, duration, ok or the error.
 
     Args:
         window: Only this window's calls (default: every window).
