@@ -182,7 +182,10 @@ class DesktopWindow:
             return self._on_gui_thread(lambda: _qt_png(view, max_width))
         if renderer == "gtkwebkit2":
             return _gtk_png(view, max_width)
-        raise WindowError(f"Capturing a picture is not supported on pywebview's {renderer or 'unknown'} backend yet.", hint="Use --headless (Chromium) for screenshots.")
+        raise WindowError(
+            f"Capturing a picture is not supported on pywebview's {renderer or 'unknown'} backend yet.",
+            hint="Use --headless (Chromium) for screenshots.",
+        )
 
     def on_message(self, callback: Callable[[str], None]) -> None:
         self._listeners.append(callback)

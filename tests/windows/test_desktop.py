@@ -23,7 +23,6 @@ from rata.windows.adapter import WindowSpec
 from rata.windows.desktop import DesktopBackend, ascii_js, inject_scripts
 from rata.windows.host import WindowHost
 
-
 QT_ENV = {
     "QT_QPA_PLATFORM": "offscreen",
     "QTWEBENGINE_DISABLE_SANDBOX": "1",  # Chromium's sandbox refuses to start as root
@@ -96,7 +95,8 @@ def test_crms_desktop_window_calls_commands_through_the_runtime_and_draws_a_pict
             seen["stored"] = until(window, "window.out && window.out.name", "Ada Lovelace")
             crm_app.call("customers_store", name="Grace Hopper", email="grace@example.com")  # another origin writes
             until(window, "document.getElementById('summary').textContent", "2 customers")
-            seen["names"] = window.eval_json("Array.prototype.map.call(document.querySelectorAll('#rows tr td:first-child'), function (td) { return td.textContent; })")
+            names = "Array.prototype.map.call(document.querySelectorAll('#rows tr td:first-child'), function (td) { return td.textContent; })"
+            seen["names"] = window.eval_json(names)
             seen["png"] = window.capture_png(max_width=800)
             seen["info"] = window.info()
         except BaseException as error:  # handed to the test below; the window must close whatever happened

@@ -355,7 +355,10 @@ def test_an_explicit_frontend_wins_over_the_convention(tmp_path, app, browser):
 # --- pure parts ---
 
 
-@pytest.mark.parametrize("name", ["password", "new_password", "userPassword", "authtoken", "apiKey", "api_key", "token", "accessToken", "client_secret", "key", "Authorization", "otp"])
+@pytest.mark.parametrize(
+    "name",
+    ["password", "new_password", "userPassword", "authtoken", "apiKey", "api_key", "token", "accessToken", "client_secret", "key", "Authorization", "otp"],
+)
 def test_secret_looking_names_are_recognised(name):
     assert is_secret_name(name)
 

@@ -103,7 +103,10 @@ def test_invoke_posts_the_call_and_resolves_with_the_value_of_the_reply(peer):
 
 def test_a_failed_invoke_rejects_with_an_error_carrying_code_fields_and_hint(peer):
     doc = peer.next("hello")["doc"]
-    peer.js("rata.invoke('customers_store', {}).catch(function (e) { window.out = {message: e.message, code: e.code, fields: e.fields, hint: e.hint, isError: e instanceof Error}; }), 0")
+    peer.js(
+        "rata.invoke('customers_store', {}).catch(function (e) {"
+        " window.out = {message: e.message, code: e.code, fields: e.fields, hint: e.hint, isError: e instanceof Error}; }), 0"
+    )
     call = peer.next("invoke")
     error = {"code": "validation", "message": "Invalid arguments", "fields": {"email": ["is required"]}, "hint": "Fill it in."}
     peer.answer(t="reply", doc=doc, id=call["id"], ok=False, error=error)
@@ -147,7 +150,10 @@ def test_a_live_error_goes_to_the_error_callback(peer):
 
 def test_live_queries_are_reported_to_the_dev_script_when_there_is_one(peer):
     peer.next("hello")
-    peer.js("window.noted = []; window.__rata_dev = {noteLive: function (c, a) { noted.push(['note', c, a]); return 41; }, dropLive: function (id) { noted.push(['drop', id]); }}, 0")
+    peer.js(
+        "window.noted = []; window.__rata_dev = {noteLive: function (c, a) { noted.push(['note', c, a]); return 41; },"
+        " dropLive: function (id) { noted.push(['drop', id]); }}, 0"
+    )
     peer.js("window.stop = rata.live('customers_index', {search: 'x'}, function () {}), 0")
     peer.next("live")
     peer.js("stop(), 0")
@@ -182,7 +188,8 @@ def test_channel_messages_reach_their_listener_until_it_stops(peer):
 def test_bad_arguments_are_refused_in_the_page_without_a_message(peer):
     peer.next("hello")
     codes = peer.until(
-        "(function () { var out = []; rata.invoke('x', [1]).catch(function (e) { out.push(e.code); }); rata.invoke('').catch(function (e) { out.push(e.code); });"
+        "(function () { var out = []; rata.invoke('x', [1]).catch(function (e) { out.push(e.code); });"
+        " rata.invoke('').catch(function (e) { out.push(e.code); });"
         " try { rata.live('q', {}, 'not a function'); } catch (e) { out.push(e.code); } window.codes = out; return 0; })(), window.codes",
         lambda value: value is not None and len(value) == 3,
     )
