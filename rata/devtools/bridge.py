@@ -196,6 +196,7 @@ class DevBridge:
 
     def _settle(self, window: Any, label: str, started: float) -> tuple[int, bool]:
         """Wait until the page is settled (or the timeout): returns (ms waited, timed out)."""
+        acted = time.perf_counter()  # quiet counts from the action too: typing changes no DOM, but a debounced search follows
         time.sleep(SETTLE_MIN)
         deadline = started + self.settle_timeout
         while True:
@@ -208,7 +209,7 @@ class DevBridge:
                 isinstance(state, dict)
                 and state.get("readyState") == "complete"
                 and not state.get("pendingFetch")
-                and state.get("msSinceMutation", 0) >= QUIET_MS
+                and min(state.get("msSinceMutation", 0), (time.perf_counter() - acted) * 1000) >= QUIET_MS
                 and not pending
                 and self.host.in_flight(label) == 0
             )
