@@ -17,7 +17,7 @@ The frontend runtime (``rata.invoke``, ``rata.live``, channels) is built on thos
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from rata._record import Record
@@ -81,14 +81,19 @@ class Window(Protocol):
     def close(self) -> None:
         """Close the window (idempotent)."""
 
+    # Optional: ``on_closed(callback)``, called when the user (or the toolkit) closed the
+    # window; the host uses it where a backend has it (desktop) to drop the page's subscriptions.
+
 
 class Backend(Protocol):
     """Opens windows on one kind of webview; ``run`` owns the thread that draws them."""
 
     name: str
 
-    def open(self, spec: WindowSpec, frontend: Any) -> Window:
-        """Open a window showing the app's frontend (a `rata.windows.frontend.Frontend`: files by path) at ``spec.route``."""
+    def open(self, spec: WindowSpec, frontend: Any, *, scripts: Iterable[str] = ()) -> Window:
+        """Open a window showing the app's frontend (a `rata.windows.frontend.Frontend`: files by path) at ``spec.route``.
+
+        `scripts` run at the start of every document of the window, from the first one on."""
 
     def run(self, ready: Callable[[], None]) -> None:
         """Run until every window is closed or `stop` is called; call `ready()` once windows can be opened.

@@ -40,7 +40,10 @@ from rata.windows.frontend import Frontend
 
 log = logging.getLogger("rata.windows")
 
-INSTALL_HINT = 'Install the desktop extra: pip install "rata-toolkit[desktop]" (or start with --headless, which uses Chromium instead).'
+INSTALL_HINT = (
+    'Install the desktop extra: pip install "rata-toolkit[desktop]". '
+    "Or run without a window (`--headless`), or the debug build in headless Chromium (`rata dev --headless`)."
+)
 DEFAULT_TIMEOUT = 10.0
 
 # The page half of the message bridge; it runs before every other document script.

@@ -252,7 +252,7 @@ class _Workers:
 class WindowHost:
     """Opens an app's windows on a backend and connects their pages to the app's commands.
 
-        host = WindowHost(app, ChromiumBackend())
+        host = WindowHost(app, ChromiumBackend(app.name))
         host.open(WindowSpec("main", title="CRM"))
     """
 
