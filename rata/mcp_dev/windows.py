@@ -18,7 +18,6 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from rata.command import command
 from rata.context import Ctx
-from rata.endpoint import DEV, connect
 from rata.errors import RataError
 from rata.typemodel import Field, JsonValue
 
@@ -37,6 +36,8 @@ class DevBridgeError(RataError):
 
 
 def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
+    from rata.endpoint import DEV, connect  # on first use: sockets and hmac are not needed to start
+
     app = ctx.app.target.app()  # type: ignore[attr-defined]
     connection = connect(app.folder, DEV)
     if connection is None:
