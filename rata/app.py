@@ -226,23 +226,13 @@ class App:
                 return conn
             conn.close()
         folder.ensure()
-        # No statement cache: SQLite asks the authorizer about tables only while it prepares a
-        # statement, so a cached statement run again would write (or read) unseen by the live
-        # registry. Preparing anew costs microseconds; a missed notification costs a stale window.
-        conn = sqlite3.connect(folder.database, timeout=5.0, cached_statements=0)
+        conn = sqlite3.connect(folder.database, timeout=5.0, factory=_Connection)
+        local.tracker = None
+        conn.follow(local)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # the usual WAL setting: safe against crashes, no fsync per commit
-        local = self._local
-        local.tracker = None
-
-        def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
-            # Set once per connection; the tracker of the call running on this thread is looked up each time.
-            tracker = local.tracker
-            return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
-
-        conn.set_authorizer(authorize)
         local.conn, local.path, local.folder = conn, folder.database, folder
         return conn
 
@@ -351,6 +341,85 @@ class App:
                 f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
                 hint="Fix the command or its return annotation.",
             ) from None
+
+
+Report = tuple[int, "str | None", "str | None", "str | None", "str | None"]
+"""What SQLite tells an authorizer: action, two arguments, database, trigger or view."""
+
+
+class _Connection(sqlite3.Connection):
+    """The app's SQLite connection: it keeps prepared statements, and still reports every table they touch.
+
+    SQLite tells the authorizer which tables a statement reads and writes only while it
+    prepares it; run again from the statement cache, it would read and write unseen, and a
+    write would never reach the live registry. So every report is remembered with the SQL
+    text being run, and replayed to the tracker (`App.track_tables`) each time that text
+    runs again: the same reports as preparing it anew, without paying for it.
+    """
+
+    MAX_REMEMBERED = 1024
+    """Distinct SQL texts remembered; past that all are forgotten and every statement is prepared anew once."""
+
+    def follow(self, local: threading.local) -> None:
+        """Report to ``local.tracker`` (this thread's command), from now on."""
+        self._local = local
+        self._reports: dict[str, set[Report]] = {}
+        self._learning: set[Report] | None = None
+        self.set_authorizer(self._authorize)
+
+    def _authorize(self, action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
+        learning = self._learning
+        if learning is not None:
+            learning.add((action, arg1, arg2, db, source))
+        tracker = self._local.tracker
+        return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
+
+    def _before(self, sql: Any) -> set[Report] | None:
+        """Start remembering reports for `sql`; the ones already remembered go to the tracker."""
+        if not isinstance(sql, str):
+            self._learning = None
+            return None
+        reports = self._reports.get(sql)
+        if reports is None:
+            if len(self._reports) >= self.MAX_REMEMBERED:
+                self._reports.clear()
+                self.set_authorizer(self._authorize)  # expires every prepared statement: each reports again
+            reports = self._reports[sql] = set()
+        self._learning = reports
+        tracker = self._local.tracker
+        if tracker is not None:
+            for report in list(reports):
+                tracker(*report)
+        return reports
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        return self.cursor().executemany(sql, parameters)
+
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # type: ignore[override]
+        return super().cursor(factory or _Cursor)
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor of `_Connection`, reporting tables the same way."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        conn: _Connection = self.connection  # type: ignore[assignment]
+        conn._before(sql)
+        try:
+            return super().execute(sql, parameters)
+        finally:
+            conn._learning = None
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        conn: _Connection = self.connection  # type: ignore[assignment]
+        conn._before(sql)
+        try:
+            return super().executemany(sql, parameters)
+        finally:
+            conn._learning = None
 
 
 def _wrap(middleware: Middleware, inner: Callable[[CommandRequest], Any]) -> Callable[[CommandRequest], Any]:

@@ -34,7 +34,7 @@ from rata.typemodel import (
 )
 
 _JSON_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false", "null": "null"}
-_DECIMAL = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
+_DECIMAL = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"  # compiled on first use (re keeps it): most apps take no decimals
 
 
 class Invalid(Exception):
@@ -179,7 +179,7 @@ def _special_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) 
 
             return uuid.UUID(value)
         if kind == "decimal":
-            if not _DECIMAL.fullmatch(value):
+            if not re.fullmatch(_DECIMAL, value):
                 raise ValueError
             import decimal
 
@@ -362,6 +362,10 @@ def to_json(node: Node, value: Any, path: str = "result") -> Any:  # noqa: C901 
     raise TypeError(f"unknown node {node!r}")  # pragma: no cover
 
 
+_EXACT = {"string": str, "integer": int, "boolean": bool, "null": type(None)}
+"""The Python type `to_json` hands back unchanged, for each scalar kind (a number may need checking)."""
+
+
 def _scalar_out(kind: str, value: Any, path: str) -> Any:
     if kind == "string" and isinstance(value, str):
         return value
@@ -422,20 +426,24 @@ def _object_out(node: ObjectNode, value: Any, path: str) -> dict[str, Any]:
     if node.kind == "typeddict":
         if not isinstance(value, dict):
             raise Mismatch(f"{path} is {type(value).__name__}, not a {node.name} dict")
-        getter = value.get
-        present = lambda name: name in value  # noqa: E731
-    else:
-        if not isinstance(value, node.cls):
-            raise Mismatch(f"{path} is {type(value).__name__}, not a {node.name}")
-        getter = lambda name, default=None: getattr(value, name, default)  # noqa: E731
-        present = lambda name: True  # noqa: E731
-    out: dict[str, Any] = {}
+        out: dict[str, Any] = {}
+        for field in node.fields:
+            if field.name not in value:
+                if field.required:
+                    raise Mismatch(f"{_join(path, field.name)} is missing")
+                continue
+            out[field.name] = to_json(field.node, value.get(field.name), _join(path, field.name))
+        return out
+    if not isinstance(value, node.cls):
+        raise Mismatch(f"{path} is {type(value).__name__}, not a {node.name}")
+    out = {}
     for field in node.fields:
-        if not present(field.name):
-            if field.required:
-                raise Mismatch(f"{_join(path, field.name)} is missing")
-            continue
-        out[field.name] = to_json(field.node, getter(field.name), _join(path, field.name))
+        item = getattr(value, field.name, None)
+        node_in = field.node
+        if type(node_in) is Scalar and type(item) is _EXACT.get(node_in.kind):  # nothing to convert or check
+            out[field.name] = item
+        else:
+            out[field.name] = to_json(node_in, item, _join(path, field.name))
     return out
 
 

@@ -428,6 +428,9 @@ class Analyzer:
 
 def resolve_hints(obj: Any, where: str) -> dict[str, Any]:
     """`typing.get_type_hints` with extras, naming the one hint that does not resolve."""
+    simple = _simple_hints(obj)
+    if simple is not None:
+        return simple
     try:
         return typing.get_type_hints(obj, include_extras=True)
     except Exception as first:  # noqa: BLE001 - re-raised below with the failing name
@@ -445,6 +448,38 @@ def resolve_hints(obj: Any, where: str) -> dict[str, Any]:
                         hint="Import or define it at module level in the module the command lives in.",
                     ) from None
         raise CodegenError(f"{where}: its type hints could not be read ({first}).", hint="Check the annotations.") from None
+
+
+def _simple_hints(fn: Any) -> dict[str, Any] | None:
+    """A function's hints when each is a class, or a name of one (``"int"``, ``"Customer"``); else None.
+
+    What `typing.get_type_hints` gives for them, without compiling each name as an expression
+    (most commands' hints are just names, and an app reads its commands at every start).
+    """
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__"):
+        return None
+    annotations = fn.__annotations__
+    namespace = fn.__globals__
+    builtins = namespace.get("__builtins__")
+    builtins = builtins if isinstance(builtins, dict) else vars(builtins) if builtins is not None else {}
+    hints: dict[str, Any] = {}
+    for name, annotation in annotations.items():
+        if annotation is None or annotation == "None":
+            hints[name] = _NONE_TYPE
+            continue
+        if isinstance(annotation, str):
+            if not annotation.isidentifier() or annotation in _KEYWORDS:
+                return None
+            value = namespace[annotation] if annotation in namespace else builtins.get(annotation, annotation)
+        else:
+            value = annotation
+        if not issubclass(type(value), type):  # a generic alias, a special form, an unresolved name: the full reading
+            return None
+        hints[name] = value
+    return hints
+
+
+_KEYWORDS = frozenset({"False", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"})
 
 
 def _lookup(table: dict[Any, Any], hint: Any) -> Any:

@@ -222,3 +222,68 @@ def test_the_app_root_is_the_folder_of_the_module_that_built_it():
 
     assert make_app().root == Path(__file__).resolve().parent
     assert make_app().migrations_dir == Path(__file__).resolve().parent / "migrations"
+
+
+def _ledger_app() -> App:
+    @command
+    def ledger_setup(ctx: Ctx) -> None:
+        """Create the tables."""
+        ctx.db.execute("CREATE TABLE IF NOT EXISTS entries (x INTEGER)")
+        ctx.db.execute("CREATE TABLE IF NOT EXISTS notes (x INTEGER)")
+
+    @command
+    def ledger_add(ctx: Ctx, x: int) -> None:
+        """Insert through a cursor of its own, the same statement every time."""
+        ctx.db.cursor().execute("INSERT INTO entries VALUES (?)", (x,))
+
+    @command
+    def ledger_note(ctx: Ctx, x: int) -> None:
+        """Insert through the connection, then run another statement on the cursor it returned."""
+        ctx.db.execute("SELECT count(*) FROM entries").execute("INSERT INTO notes VALUES (?)", (x,))
+
+    return App("ledger", identifier="com.example.ledger").commands(ledger_setup, ledger_add, ledger_note)
+
+
+def test_every_run_of_a_kept_statement_reports_its_tables_however_it_is_run():
+    app = _ledger_app()
+    app.call("ledger_setup")
+    heard: list[frozenset[str]] = []
+    app.live.listen(heard.append)
+    for x in range(3):
+        app.call("ledger_add", x=x)
+        app.call("ledger_note", x=x)
+    app.close()
+    assert heard == [frozenset({"entries"}), frozenset({"notes"})] * 3
+
+
+def test_past_the_remembered_statements_every_statement_reports_again(monkeypatch):
+    from rata.app import _Connection
+
+    monkeypatch.setattr(_Connection, "MAX_REMEMBERED", 2)
+    app = _ledger_app()
+    app.call("ledger_setup")
+    heard: list[frozenset[str]] = []
+    app.live.listen(heard.append)
+    for x in range(4):
+        app.database().execute(f"SELECT {x}").fetchone()  # fills the memory, forgetting the INSERT's reports
+        app.call("ledger_add", x=x)
+    app.close()
+    assert heard == [frozenset({"entries"})] * 4
+
+
+def test_without_middleware_a_call_is_authorized_once_and_with_middleware_again_after_it():
+    app = make_app()
+    checks: list[str] = []
+    original = app._authorize
+
+    def counting(spec, request):
+        checks.append(request.command)
+        original(spec, request)
+
+    app._authorize = counting  # type: ignore[method-assign]
+    assert app.call("internal_only") == "internal"
+    assert checks == ["internal_only"]
+    app.use(lambda request, call_next: call_next(CommandRequest("meetings_count", {}, request.origin)))
+    checks.clear()
+    assert app.call("internal_only") == 3  # the middleware handed on another command: it is checked too
+    assert checks == ["internal_only", "meetings_count"]

@@ -649,3 +649,30 @@ def test_the_schema_accepts_exactly_the_values_from_json_accepts(hint: Any) -> N
     assert by_schema == by_from_json
     assert by_schema, "no sample is accepted: the table does not exercise this type"
     assert hint is JsonValue or len(by_schema) < len(SAMPLES), "every sample is accepted: the table does not exercise this type"
+
+
+@dataclass
+class Badge:
+    id: int
+    name: str
+    active: bool
+    note: None = None
+
+
+class Label(str):
+    pass
+
+
+def test_plain_fields_of_a_dataclass_result_are_checked_whatever_their_python_type() -> None:
+    node = node_of(Badge)
+    assert to_json(node, Badge(1, "Ada", True)) == {"id": 1, "name": "Ada", "active": True, "note": None}
+    assert to_json(node, Badge(1, Label("Ada"), False)) == {"id": 1, "name": "Ada", "active": False, "note": None}
+    for badge, message in [
+        (Badge(True, "Ada", True), "result.id is bool True, not an integer"),  # type: ignore[arg-type]
+        (Badge("1", "Ada", True), "result.id is str '1', not an integer"),  # type: ignore[arg-type]
+        (Badge(1, "Ada", 1), "result.active is int 1, not true or false"),  # type: ignore[arg-type]
+        (Badge(1, "Ada", True, ""), "result.note is str '', not null"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(Mismatch) as caught:
+            to_json(node, badge)
+        assert str(caught.value) == message

@@ -11,7 +11,6 @@ code points, and invisible fillers. `clean_schema` applies it to every string in
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from rata.errors import SchemaBoundsError
@@ -32,6 +31,8 @@ def _is_invisible(char: str) -> bool:
         return True
     if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:  # variation selectors
         return True
+    import unicodedata  # loaded for text that is not plain printable ASCII, which most schemas never hold
+
     return unicodedata.category(char) in _DROP_CATEGORIES
 
 
@@ -41,6 +42,8 @@ def clean_text(text: str) -> str:
         return text
     for sequence, replacement in _LINE_BREAKS.items():
         text = text.replace(sequence, replacement)
+    if text.isascii():  # the only invisible ASCII characters are the controls (category Cc)
+        return "".join(char for char in text if " " <= char < "\x7f" or char in _KEEP)
     return "".join(char for char in text if not _is_invisible(char))
 
 

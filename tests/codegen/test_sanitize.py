@@ -205,3 +205,11 @@ def test_a_command_whose_input_holds_too_many_values_is_refused_by_name() -> Non
         True,
         f"command 'big', input schema: the schema holds 10001 JSON values; at most 10000 are allowed.\n{SIZE_HINT}",
     )
+
+
+def test_ascii_text_loses_exactly_the_characters_the_general_rule_drops() -> None:
+    from rata.codegen.sanitize import _is_invisible
+
+    every_ascii = "".join(map(chr, range(128))).replace("\r", "")
+    assert clean_text(every_ascii) == "".join(char for char in every_ascii if not _is_invisible(char))
+    assert clean_text("one\r\ntwo\rthree\x7f\x00") == "one\ntwo\nthree"
