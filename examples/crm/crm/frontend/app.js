@@ -146,7 +146,11 @@
     $("delete-dialog").close();
   });
   $("delete-dialog").addEventListener("close", function () {
-    pendingDelete = null;
+    // "close" arrives as a task of its own: if the dialog was opened again meanwhile
+    // (cancel, then Delete again, quickly), it is asking about a customer still.
+    if (!$("delete-dialog").open) {
+      pendingDelete = null;
+    }
   });
   $("delete-confirm").addEventListener("click", function () {
     if (!pendingDelete) {
