@@ -37,13 +37,14 @@ def headless_env(scratch: Scratch, which: str) -> dict[str, str]:
     return {**scratch.env, "RATA_HOME": str(scratch.root / f"home-{which}")}
 
 
-def start_running_app(env: dict[str, str], stderr: Path) -> subprocess.Popen[bytes]:
+def start_in_background(argv: list[str], env: dict[str, str], stderr: Path, ready: bytes, timeout_s: float = 60) -> subprocess.Popen[bytes]:
+    """Start `argv` with its stderr in a file; return once the file says `ready` (a BenchError if it exits first)."""
     with open(stderr, "wb") as err:
-        proc = subprocess.Popen([sys.executable, RATA_CRM, "--headless"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 30
-    while b"is running headless" not in stderr.read_bytes():
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=ROOT)
+    deadline = time.monotonic() + timeout_s
+    while ready not in stderr.read_bytes():
         if proc.poll() is not None or time.monotonic() > deadline:
-            raise BenchError(f"the running app did not start: {stderr.read_text()[-1500:]}")
+            raise BenchError(f"{' '.join(argv[:3])} did not start: {stderr.read_text()[-1500:]}")
         time.sleep(0.02)
     return proc
 
@@ -63,7 +64,8 @@ class Calls:
         self.name = name
         self.client = StdioClient(name, [sys.executable, RATA_CRM, "--mcp"], env, ROOT, scratch.root / f"{name}-calls.stderr")
         self.client.request("tools/list", {})
-        stored = self.client.request("tools/call", {"name": "customers_store", "arguments": {"name": "Ada", "email": f"ada-{name}-{time.time_ns()}@example.com"}})
+        ada = {"name": "Ada", "email": f"ada-{name}-{time.time_ns()}@example.com"}
+        stored = self.client.request("tools/call", {"name": "customers_store", "arguments": ada})
         self.id = stored["structuredContent"]["id"]
         self.lines = [self.client.encode("tools/call", {"name": "customers_show", "arguments": {"id": self.id}}) for _ in range(calls)]
         self.next = 0
@@ -107,7 +109,7 @@ def main() -> None:
             run_child([str(BIN / "crm"), "--migrate"], env, ROOT, rss=False)
         run_child([sys.executable, "-m", "compileall", "-q", str(ROOT / "rata"), str(ROOT / "examples" / "crm")], scratch.env, ROOT, rss=False)
         cold(envs["headless"], "prime", scratch)
-        running = start_running_app(envs["shim"], scratch.root / "running.stderr")
+        running = start_in_background([sys.executable, RATA_CRM, "--headless"], envs["shim"], scratch.root / "running.stderr", b"is running headless")
         starts: dict[str, list[float]] = {"headless": [], "shim": []}
         for index in range(2 + options.runs):
             for name in (["headless", "shim"] if index % 2 else ["shim", "headless"]):

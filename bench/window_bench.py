@@ -20,26 +20,14 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from run import BIN, RESULTS, ROOT, BenchError, Scratch, StdioClient, git_state, machine
+from shim_bench import start_in_background
 
 APP = str(ROOT / "bench" / "window_app" / "app.py")
 SNAPSHOT_TARGET_S = 0.3
-
-
-def start_dev(env: dict[str, str], stderr: Path) -> subprocess.Popen[bytes]:
-    with open(stderr, "wb") as err:
-        proc = subprocess.Popen([str(BIN / "rata"), "dev", "--headless", "--app", APP], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while b"is running in dev mode" not in stderr.read_bytes():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise BenchError(f"rata dev did not start: {stderr.read_text()[-1500:]}")
-        time.sleep(0.05)
-    return proc
 
 
 def call(client: StdioClient, name: str, arguments: dict[str, object]) -> tuple[float, str]:
@@ -60,7 +48,8 @@ def main() -> None:
     dev = None
     client = None
     try:
-        dev = start_dev(scratch.env, scratch.root / "dev.stderr")
+        dev_argv = [str(BIN / "rata"), "dev", "--headless", "--app", APP]
+        dev = start_in_background(dev_argv, scratch.env, scratch.root / "dev.stderr", b"is running in dev mode")
         client = StdioClient("rata-mcp-dev", [str(BIN / "rata"), "mcp", "dev", "--app", APP], scratch.env, ROOT, scratch.root / "mcp-dev.stderr")
         client.request("tools/list", {})
         snapshots: list[float] = []
@@ -107,7 +96,12 @@ def main() -> None:
     ms = lambda s: f"{s * 1e3:.0f} ms"  # noqa: E731
     print("| measure (18,000-element page) | median | min | max |")
     print("|---|---|---|---|")
-    for key, label in (("window_snapshot_s", "`window_snapshot` through `rata mcp dev`"), ("bridge_snapshot_s", "snapshot on the dev endpoint alone"), ("window_act_s", "`window_act` click (command, settle, new snapshot)")):
+    rows = (
+        ("window_snapshot_s", "`window_snapshot` through `rata mcp dev`"),
+        ("bridge_snapshot_s", "snapshot on the dev endpoint alone"),
+        ("window_act_s", "`window_act` click (command, settle, new snapshot)"),
+    )
+    for key, label in rows:
         row = results[key]
         print(f"| {label} | {ms(row['median'])} | {ms(row['min'])} | {ms(row['max'])} |")
     verdict = "met" if results["window_snapshot_s"]["median"] < SNAPSHOT_TARGET_S else "NOT met"

@@ -31,6 +31,7 @@ same handshake (docs/security.md). It is not built yet: `EndpointServer.open` sa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -104,10 +105,8 @@ class Connection:
         with self._lock:
             self.closed = True
         for close in (lambda: self.sock.shutdown(socket.SHUT_RDWR), self.rfile.close, self.sock.close):
-            try:
+            with contextlib.suppress(OSError):
                 close()
-            except OSError:
-                pass
 
 
 class EndpointServer:
@@ -182,20 +181,16 @@ class EndpointServer:
         if self._sock is None:
             return
         self._closing = True
-        try:
+        with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._sock.close()
         if self._thread is not None:
             self._thread.join(2.0)
         with self._clients_lock:
             clients = list(self._clients)
         for client in clients:
-            try:
+            with contextlib.suppress(OSError):
                 client.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         _unlink(self.path)
         self._release_lock()
         self._sock = None
@@ -408,7 +403,5 @@ class _short_address:
 
 
 def _unlink(path: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass

@@ -42,7 +42,8 @@ print(json.dumps(seen))
 
 @needs_chromium
 def test_a_normal_start_with_a_window_has_no_page_script_no_dev_modules_and_no_dev_socket(tmp_path):
-    result = subprocess.run([sys.executable, "-c", LOOK_AROUND.format(crm=str(CRM))], capture_output=True, text=True, env=subprocess_env(tmp_path / "home"), timeout=120)
+    script = LOOK_AROUND.format(crm=str(CRM))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=subprocess_env(tmp_path / "home"), timeout=120)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen == {"page_script": "undefined", "runtime": "object", "dev_modules": [], "dev_socket": False, "mcp_socket": True}

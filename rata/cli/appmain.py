@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rata.app import App
 from rata.errors import RataError
 from rata.logs import configure_logging
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _parser(app: App) -> argparse.ArgumentParser:
@@ -27,7 +31,9 @@ def _parser(app: App) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=app.name, description=app.description or f"{app.name} {app.version}, a rata app.")
     parser.add_argument("--version", action="version", version=f"{app.name} {app.version}")
     parser.add_argument("--migrate", action="store_true", help="apply pending migrations to the app's database and exit")
-    parser.add_argument("--mcp", action="store_true", help="serve MCP on stdio (what MCP clients launch): through the running app if there is one, else headless")
+    parser.add_argument(
+        "--mcp", action="store_true", help="serve MCP on stdio (what MCP clients launch): through the running app if there is one, else headless"
+    )
     parser.add_argument("--headless", action="store_true", help="run the app without a window until stopped; agents reach it through --mcp")
     parser.epilog = "With no option, the app opens its window (and agents reach it through --mcp)."
     return parser

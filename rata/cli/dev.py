@@ -29,7 +29,9 @@ def dev(
         for migration in running.applied:
             sys.stderr.write(f"applied {migration.filename}\n")
         where = "headless Chromium" if headless else "its window"
-        sys.stderr.write(f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.path}). Ctrl-C stops it.\n")
+        sys.stderr.write(
+            f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.path}). Ctrl-C stops it.\n"
+        )
         sys.stderr.flush()
 
     run_dev(target, headless=headless, on_ready=ready)

@@ -12,6 +12,7 @@ when the app goes away first, the shim ends too and the client sees its server e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -43,10 +44,8 @@ def pipe(connection: Connection, stdin: BinaryIO, stdout: BinaryIO) -> str:
         except OSError:
             pass
         ended["client"] = True
-        try:
+        with contextlib.suppress(OSError):
             connection.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
     threading.Thread(target=upstream, name="rata-shim-upstream", daemon=True).start()
     out = stdout.fileno()

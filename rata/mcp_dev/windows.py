@@ -43,7 +43,10 @@ def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
     if connection is None:
         raise NoDebugBuild(
             f"No debug build of {app.name} is running, so there are no windows to see.",
-            hint="Ask the developer to start one: `rata dev` in the project's directory (`rata dev --headless` without a screen). The other dev tools work without it.",
+            hint=(
+                "Ask the developer to start one: `rata dev` in the project's directory (`rata dev --headless` without a screen). "
+                "The other dev tools work without it."
+            ),
         )
     try:
         connection.send(json.dumps({"id": 1, "method": method, "params": {k: v for k, v in params.items() if v is not None}}).encode() + b"\n")
@@ -78,7 +81,8 @@ def app_windows(ctx: Ctx) -> list[WindowRow]:
 
 @command(can=ABILITY, read_only=True)
 def window_snapshot(ctx: Ctx, window: str = "main") -> str:
-    """A window of the developer's running debug build, with their data, as they see it: its route, then its accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
+    """A window of the developer's running debug build, with their data, as they see it: its route, then its
+    accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
 
     Refs from this snapshot are what window_act takes. Long pages are cut at 1,000 lines.
 
@@ -98,12 +102,14 @@ def window_act(
     key: str | None = None,
     url: str | None = None,
 ) -> str:
-    """Act in a window of the running debug build (click, type, press a key, select an option, navigate), wait for the page to settle, then say what ran and show the new snapshot.
+    """Act in a window of the running debug build (click, type, press a key, select an option, navigate), wait for
+    the page to settle, then say what ran and show the new snapshot.
 
     You act as the developer would, in their running dev build and with their data: a click on Delete really deletes.
 
     Args:
-        action: click (ref), type (ref and text; replaces the field's value), press (key, to the focused element: Enter, Tab, Escape, Space, a letter), select (ref and text: an option's value or label), navigate (url within the app).
+        action: click (ref), type (ref and text; replaces the field's value), press (key, to the focused element:
+            Enter, Tab, Escape, Space, a letter), select (ref and text: an option's value or label), navigate (url within the app).
         window: The window's label, from app_windows.
         ref: An element's ref from the latest window_snapshot, like e12.
         text: What to type, or the option to select.
@@ -114,8 +120,7 @@ def window_act(
     lines = [f"Did: {result['did']}"]
     if result.get("warning"):
         lines.append(f"Warning: {result['warning']}")
-    for dialog in result.get("dialogs") or []:
-        lines.append(f"Dialog ({dialog.get('kind')}): {dialog.get('message')!r}, answered {dialog.get('answer')!r}")
+    lines += [f"Dialog ({d.get('kind')}): {d.get('message')!r}, answered {d.get('answer')!r}" for d in result.get("dialogs") or []]
     ran = ", ".join(result.get("calls") or []) or "no commands"
     settled = f"did not settle within {result['waited_ms']} ms" if result.get("timed_out") else f"settled after {result['waited_ms']} ms"
     lines.append(f"Ran: {ran}; the page {settled}.")
@@ -133,7 +138,8 @@ class Screenshot(TypedDict):
 
 @command(can=ABILITY, read_only=True)
 def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
-    """A picture of a window of the developer's running debug build as rendered (PNG, at most 1280 CSS pixels wide), to see layout and styling that a snapshot cannot show.
+    """A picture of a window of the developer's running debug build as rendered (PNG, at most 1280 CSS pixels wide),
+    to see layout and styling that a snapshot cannot show.
 
     Args:
         window: The window's label, from app_windows.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,30 @@ def crm_home(rata_home: Path, migrated_folder: Path) -> Path:
     """This test's own app folder, already migrated (a copy of `migrated_folder`)."""
     shutil.copytree(migrated_folder, rata_home)
     return rata_home
+
+
+class Background:
+    """A process left running in the background, as a user would (`crm --headless`, `rata dev`).
+
+    It has started once its standard error says `ready`; `stop` ends it and returns all it said.
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str], ready: str) -> None:
+        self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        self.said = ""
+        while ready not in self.said:
+            assert self.process.stderr is not None
+            line = self.process.stderr.readline().decode()
+            if not line:
+                raise AssertionError(f"{' '.join(argv)} did not start: {self.said}{self.stop()}")
+            self.said += line
+
+    def stop(self, sig: int = signal.SIGTERM) -> str:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            _, err = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+        return self.said + err.decode()

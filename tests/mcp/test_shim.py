@@ -6,21 +6,20 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
-from tests.mcp.peers import INDEX_URI, MODERN, TOOL_NAMES, crm_command, crm_home, migrated_folder  # noqa: F401 - fixtures
+from tests.mcp.peers import INDEX_URI, MODERN, TOOL_NAMES, Background, crm_command, crm_home, migrated_folder  # noqa: F401 - fixtures
 from tests.mcp.test_sdk_peer import connected, index, server, store, text_of
 
 pytestmark = pytest.mark.subprocess
@@ -31,30 +30,12 @@ CONNECTED = "crm: connected to the running app; the agent works in it"
 HEADLESS = "crm: no running app; serving MCP headless (no window)"
 
 
-class Running:
+class Running(Background):
     """`crm --headless` in the background, as a user would leave it running."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.socket = home / "mcp.sock"
-        self.process = subprocess.Popen([*crm_command()[:-1], "--headless"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=subprocess_env(home))
-        self.said = ""
-        while "is running headless" not in self.said:  # said once the endpoint is open
-            line = self.process.stderr.readline().decode()
-            if not line:
-                raise AssertionError(f"crm --headless did not open its endpoint: {self.said}{self.stop()}")
-            self.said += line
-
-    def stop(self, sig: int = signal.SIGTERM) -> str:
-        """Stop it with `sig`; returns what it wrote to stderr."""
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            _, err = self.process.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            _, err = self.process.communicate()
-        return self.said + err.decode()
+        super().__init__([*crm_command()[:-1], "--headless"], subprocess_env(home), ready="is running headless")
 
 
 @pytest.fixture
@@ -206,4 +187,5 @@ def test_a_shim_with_the_wrong_token_is_refused_by_the_app_and_falls_back(runnin
     assert "refused the connection: wrong answer" in agent.stderr
     assert HEADLESS in agent.stderr
     log = (running.home / "logs").glob("*.log")
-    assert any("wrong answer to the challenge" in line for file in log for line in file.read_text().splitlines() if json.loads(line).get("logger") == "rata.endpoint")
+    entries = [json.loads(line) for file in log for line in file.read_text().splitlines()]
+    assert any("wrong answer to the challenge" in entry["message"] for entry in entries if entry.get("logger") == "rata.endpoint")

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import subprocess_env
-from tests.mcp.peers import crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+from tests.mcp.peers import Background, crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
@@ -32,27 +32,11 @@ APP = "crm.app:app"
 SECONDS = 60
 
 
-class DevBuild:
+class DevBuild(Background):
     """`rata dev --headless` in the background."""
 
     def __init__(self, home: Path) -> None:
-        self.process = subprocess.Popen([RATA, "dev", "--headless", "--app", APP], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=subprocess_env(home))
-        self.said = ""
-        while "is running in dev mode" not in self.said:
-            line = self.process.stderr.readline().decode()
-            if not line:
-                raise AssertionError(f"rata dev did not start: {self.said}{self.stop()}")
-            self.said += line
-
-    def stop(self) -> str:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            _, err = self.process.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            _, err = self.process.communicate()
-        return self.said + err.decode()
+        super().__init__([RATA, "dev", "--headless", "--app", APP], subprocess_env(home), ready="is running in dev mode")
 
 
 @pytest.fixture
@@ -101,10 +85,9 @@ async def tool_error(client: Client, name: str, **arguments: object) -> str:
 async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_build, crm_home):
     with anyio.fail_after(SECONDS):
         async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
-            windows = await client.call_tool("app_windows", {})
-            assert windows.structured_content == {"result": [{"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}]} or windows.structured_content == [
-                {"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}
-            ]
+            windows = (await client.call_tool("app_windows", {})).structured_content
+            main = {"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}
+            assert windows in ({"result": [main]}, [main])
 
             first = await tool(client, "window_snapshot")
             assert first.startswith("window: main  route: /  title: CRM\n")
@@ -149,25 +132,20 @@ async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_bu
 async def test_without_a_debug_build_the_window_tools_say_how_to_start_one(crm_home):
     with anyio.fail_after(SECONDS):
         async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
-            for name, arguments in (("app_windows", {}), ("window_snapshot", {}), ("window_act", {"action": "click", "ref": "e1"}), ("window_screenshot", {}), ("app_calls", {})):
+            calls = {"app_windows": {}, "window_snapshot": {}, "window_act": {"action": "click", "ref": "e1"}, "window_screenshot": {}, "app_calls": {}}
+            for name, arguments in calls.items():
                 message = await tool_error(client, name, **arguments)
                 assert "No debug build of crm is running" in message and "`rata dev`" in message, message
             assert "crm" in await tool(client, "app_info")  # the other tools work as before
 
 
 async def test_a_normal_start_has_no_dev_socket(crm_home):
-    running = subprocess.Popen([*_crm(), "--headless"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=subprocess_env(crm_home))
+    running = Background([*_crm(), "--headless"], subprocess_env(crm_home), ready="is running headless")
     try:
-        said = ""
-        while "is running headless" not in said:
-            line = running.stderr.readline().decode()
-            assert line, said
-            said += line
         assert (crm_home / "mcp.sock").exists()
         assert not (crm_home / "dev.sock").exists()
     finally:
-        running.terminate()
-        running.communicate(timeout=20)
+        running.stop()
 
 
 def _crm() -> list[str]:
