@@ -287,3 +287,19 @@ def test_without_middleware_a_call_is_authorized_once_and_with_middleware_again_
     checks.clear()
     assert app.call("internal_only") == 3  # the middleware handed on another command: it is checked too
     assert checks == ["internal_only", "meetings_count"]
+
+
+@pytest.mark.parametrize(("name", "valid"), [("a" * 128, True), ("v2.items-list_x", True), ("a" * 129, False), ("", False), ("bad name", False), ("caf\u00e9", False), ("trailing\n", False)])
+def test_a_command_name_is_1_to_128_letters_digits_dots_dashes_or_underscores(name: str, valid: bool) -> None:
+    @command(name=name or None)
+    def named(ctx: Ctx) -> None:
+        """A command."""
+
+    if not name:
+        named.__name__ = ""
+    app = App("n", identifier="com.example.n")
+    if valid:
+        assert name in app.commands(named).specs
+    else:
+        with pytest.raises(CodegenError):
+            app.commands(named)
