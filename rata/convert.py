@@ -59,15 +59,16 @@ def from_json_fields(fields: list[tuple[str, Node, bool]], values: Any) -> dict[
     errors: dict[str, list[str]] = {}
     if not isinstance(values, dict):
         raise Invalid({"": [f"arguments must be an object, not {_json_kind(values)}"]})
-    known = {name for name, _, _ in fields}
     out: dict[str, Any] = {}
     for name, node, required in fields:
         if name in values:
             out[name] = _in(node, values[name], name, errors)
         elif required:
             errors.setdefault(name, []).append("is required")
-    for name in sorted(set(values) - known):
-        errors.setdefault(name, []).append(f"is not a parameter (expected one of: {', '.join(sorted(known)) or 'none'})")
+    if len(out) != len(values):  # some names are not parameters
+        known = {name for name, _, _ in fields}
+        for name in sorted(set(values) - known):
+            errors.setdefault(name, []).append(f"is not a parameter (expected one of: {', '.join(sorted(known)) or 'none'})")
     if errors:
         raise Invalid(errors)
     return out
