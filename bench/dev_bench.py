@@ -70,6 +70,7 @@ TARGETS = {
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 LEGACY_INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "rata-dev-bench", "version": "1.0.0"}}
 DEV_TOOLS = {"app_info", "database_schema", "database_query", "migration_status", "last_error", "read_log_entries", "list_commands", "search_docs"}
+DEV_TOOLS |= {"app_windows", "window_snapshot", "window_act", "window_screenshot", "app_calls"}  # they answer "no debug build" here
 
 
 class BenchError(SystemExit):
