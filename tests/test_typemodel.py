@@ -735,3 +735,21 @@ def test_typing_forms_rata_cannot_express_are_refused() -> None:
         "command 'f', parameter 'x': the type Callable[[int], int] cannot be expressed as JSON Schema.\n"
         "Use str, int, float, bool, a dataclass, TypedDict, Enum, Literal, list, dict[str, T] or a union of them."
     )
+
+
+
+def test_hints_that_name_classes_resolve_as_typing_resolves_them_and_others_take_the_full_reading():
+    from rata.typemodel import _simple_hints, resolve_hints
+
+    def fn(ctx, id, note, size, flag):  # type: ignore[no-untyped-def]
+        """Hints written as strings, as `from __future__ import annotations` leaves them."""
+
+    fn.__annotations__ = {"ctx": "Ctx", "id": "int", "note": "str | None", "size": int, "flag": "bool", "return": "None"}
+    assert _simple_hints(fn) is None  # "str | None" is an expression: typing reads it
+    fn.__annotations__["note"] = "str"
+    assert _simple_hints(fn) == typing.get_type_hints(fn, include_extras=True)
+    assert resolve_hints(fn, "x") == {"ctx": Ctx, "id": int, "note": str, "size": int, "flag": bool, "return": type(None)}
+    fn.__annotations__["note"] = "NoSuchName"
+    assert _simple_hints(fn) is None  # left to typing, so that the error names it
+    with pytest.raises(CodegenError):
+        resolve_hints(fn, "command 'x'")
