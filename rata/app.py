@@ -24,7 +24,7 @@ from rata.convert import Invalid, Mismatch, from_json_fields, to_json
 from rata.dispatch import CommandRequest, Middleware, Origin
 from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
 from rata.events import Events
-from rata.folder import AppFolder, default_folder
+from rata.folder import AppFolder, default_location
 from rata.live import LiveRegistry
 from rata.logs import sync as sync_logging
 from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
@@ -180,7 +180,7 @@ class App:
         home = os.environ.get("RATA_HOME")
         cached = self._default_folder
         if cached is None or cached[0] != home:  # follows RATA_HOME, built once per value
-            cached = (home, AppFolder(default_folder(self.identifier)))
+            cached = (home, AppFolder(default_location(self.identifier)))
             self._default_folder = cached
         return cached[1]
 
@@ -190,9 +190,7 @@ class App:
         if isinstance(folder, AppFolder) or folder is None:
             self._folder = folder
         else:
-            from pathlib import Path
-
-            self._folder = AppFolder(Path(folder))
+            self._folder = AppFolder(folder)
 
     @property
     def root(self) -> Path:
@@ -221,19 +219,19 @@ class App:
             # The same folder object means the same file; another one is compared by path.
             if getattr(local, "folder", None) is folder:
                 return conn
-            if local.path == folder.database:
+            if local.path == folder.database_file:
                 local.folder = folder
                 return conn
             conn.close()
         folder.ensure()
-        conn = sqlite3.connect(folder.database, timeout=5.0, factory=_Connection)
+        conn = sqlite3.connect(folder.database_file, timeout=5.0, factory=_Connection)
         local.tracker = None
         conn.follow(local)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # the usual WAL setting: safe against crashes, no fsync per commit
-        local.conn, local.path, local.folder = conn, folder.database, folder
+        local.conn, local.path, local.folder = conn, folder.database_file, folder
         return conn
 
     def track_tables(self, tracker: Any) -> None:

@@ -303,7 +303,7 @@ def configure_logging(folder: AppFolder, name: str, level: int = INFO) -> loggin
     attached when it is (see the module's docstring).
     """
     folder.ensure()
-    path = os.path.abspath(log_file(folder, name))
+    path = os.path.abspath(os.path.join(folder.logs_dir, f"{name}.log"))
     with _lock:
         file = _files.get(path)
         if file is None:

@@ -61,3 +61,21 @@ def test_the_app_entry_point_and_core_import_no_heavy_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_serving_an_app_on_stdio_imports_neither_logging_nor_pathlib():
+    """What `crm --mcp` loads to answer its first request: start-up time is the budget that matters there."""
+    code = (
+        "import sys, io, json\n"
+        "from rata.cli.appmain import serve_mcp\n"
+        "from tests.mcp.lab import lab_app\n"
+        "line = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list', 'params': {'_meta': {\n"
+        "    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}}}})\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(line.encode() + b'\\n'))\n"
+        "serve_mcp(lab_app())\n"
+        "sys.stderr.write(json.dumps(sorted(m for m in ('logging', 'pathlib', 'typer', 'rich', 'jsonschema') if m in sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT.parent, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert '"tools"' in result.stdout
+    assert result.stderr.strip().splitlines()[-1] == "[]"

@@ -13,6 +13,7 @@ This path imports no Typer or rich, so it starts fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -90,7 +91,7 @@ def serve_mcp(app: App) -> int:
 
 def _running_app(app: App) -> object | None:
     """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
-    if not (app.folder.path / "mcp.sock").exists():
+    if not os.path.exists(app.folder.file("mcp.sock")):
         return None  # the common case, decided without importing the endpoint code
     from rata.mcp.shim import find_running_app
 
