@@ -98,3 +98,16 @@ def crm_command() -> list[str]:
 
 def crm(home: Path, data: bytes) -> str:
     return subprocess.run(crm_command(), input=data, capture_output=True, env=subprocess_env(home), timeout=30, check=True).stdout.decode()
+
+
+def test_a_burst_of_pipelined_calls_is_answered_exactly_once_each(crm_home):
+    """Reading passes between threads (the reader runs the call it read): no request may be lost or run twice."""
+    calls = [
+        line({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"_meta": META, "name": "customers_index", "arguments": {"limit": 1 + n % 5}}})
+        for n in range(1, 301)
+    ]
+    listing = line({"jsonrpc": "2.0", "id": "list", "method": "tools/list", "params": {"_meta": META}})
+    out = crm(crm_home, b"".join(calls[:150]) + listing + b"".join(calls[150:]))
+    ids = [json.loads(x)["id"] for x in out.splitlines()]
+    assert sorted(ids, key=str) == sorted([*range(1, 301), "list"], key=str)
+    assert all("result" in json.loads(x) for x in out.splitlines())
