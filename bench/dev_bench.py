@@ -36,9 +36,7 @@ import os
 import platform
 import random
 import re
-import select
 import shutil
-import signal
 import sqlite3
 import statistics
 import subprocess
@@ -47,6 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import StdioClient  # noqa: E402 - one stdio client for every benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -158,86 +159,34 @@ def git_state() -> dict[str, Any]:
 # --- an MCP client over stdio ----------------------------------------------------------------------
 
 
-class Client:
-    """One server process on pipes: a JSON line out, lines in until the answer. The clock starts at spawn."""
+class Client(StdioClient):
+    """One `rata mcp dev` process on pipes (bench/run.py's client), plus what these benchmarks ask of it."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, stderr_path: Path) -> None:
         if not Path(argv[0]).is_file():
             wait_for(Path(argv[0]))
-        self.stderr_path = stderr_path
-        self._stderr = open(stderr_path, "wb")
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env, cwd=cwd)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self._poll = select.poll()
-        self._poll.register(self._out, select.POLLIN)
-        self._buf = b""
-        self._ids = 0
+        super().__init__("rata mcp dev", argv, env, cwd, stderr_path)
         self.last_bytes = 0
+        """The size of the last answer read, in bytes."""
 
-    def fail(self, why: str) -> BenchError:
-        self.kill()
-        tail = self.stderr_path.read_bytes().decode(errors="replace")[-2000:] if self.stderr_path.exists() else ""
-        return BenchError(f"the server {why}.\nIts stderr ends with:\n{tail}")
+    def fail(self, why: str) -> SystemExit:
+        return self._fail(why)
 
-    def _line(self, timeout_s: float = 120.0) -> bytes:
-        while True:
-            end = self._buf.find(b"\n")
-            if end >= 0:
-                line, self._buf = self._buf[:end], self._buf[end + 1 :]
-                if line.strip():
-                    return line
-                continue
-            if not self._poll.poll(timeout_s * 1000):
-                raise self.fail(f"did not answer within {timeout_s:g} s")
-            chunk = os.read(self._out, 1 << 20)
-            if not chunk:
-                raise self.fail("closed its stdout")
-            self._buf += chunk
+    def line(self, timeout_s: float = 120.0) -> bytes:
+        raw = super().line(timeout_s)
+        self.last_bytes = len(raw)
+        return raw
 
     def send(self, method: str, params: dict[str, Any] | None, *, modern: bool = True, notification: bool = False) -> int:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if not notification:
-            self._ids += 1
-            message["id"] = self._ids
-        if params is not None or modern:
-            message["params"] = {**(params or {}), **({"_meta": META} if modern else {})}
-        os.write(self._in, json.dumps(message, separators=(",", ":")).encode() + b"\n")
-        return self._ids
-
-    def answer(self, request_id: int) -> dict[str, Any]:
-        while True:
-            raw = self._line()
-            message = json.loads(raw)
-            if isinstance(message, dict) and message.get("id") == request_id:
-                if "error" in message:
-                    raise self.fail(f"answered {request_id} with an error: {json.dumps(message['error'])[:500]}")
-                self.last_bytes = len(raw)
-                return message["result"]
-
-    def request(self, method: str, params: dict[str, Any] | None = None, *, modern: bool = True) -> dict[str, Any]:
-        return self.answer(self.send(method, params, modern=modern))
+        request_id, data = self.encode(method, params, modern=modern, notification=notification)
+        self.write(data)
+        return request_id
 
     def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         result = self.request("tools/call", {"name": tool, "arguments": arguments})
         if result.get("isError") or not isinstance(result.get("structuredContent"), (dict, list)):
             raise self.fail(f"answered {tool} {arguments} with an error: {json.dumps(result)[:800]}")
         return result["structuredContent"]
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.kill(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
-        self._stderr.close()
 
 
 def check_listed(client: Client, result: dict[str, Any]) -> None:
