@@ -18,9 +18,9 @@ navigation) or the window closing drops them. Messages are read on the backend's
 never wait there: commands run on a small pool of workers (so a slow command never holds up
 another window), and each window's outgoing messages go out in order on its own thread.
 
-For the dev tools the host also keeps `calls`, the last 200 command calls (arguments with
-secret-looking names left out and long values cut), and a count of commands in flight per
-window (`in_flight`), which the settle check waits on.
+For the dev tools the host also keeps `calls`, the last 200 command calls (see
+`rata.windows.calls`: arguments with secret-looking names left out and long values cut), and a
+count of commands in flight per window (`in_flight`), which the settle check waits on.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import itertools
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections import deque
@@ -43,22 +42,14 @@ from rata.dispatch import CommandRequest, Origin
 from rata.errors import ForbiddenError, RataError, UnknownCommandError, WindowError
 from rata.validation import ValidationErrors
 from rata.windows.adapter import Backend, Window, WindowInfo, WindowSpec
+from rata.windows.calls import CALL_LOG_SIZE, CallRecord, redact_args
 from rata.windows.frontend import Frontend
 
 log = logging.getLogger("rata.windows")
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.js")
 _LABEL_SLOT = '/*RATA_WINDOW*/"main"'
-CALL_LOG_SIZE = 200
-VALUE_LIMIT = 200
 DEFAULT_WORKERS = 8
-_SECRET_WORDS = frozenset(
-    {
-        "password", "passwd", "pwd", "passphrase", "passcode", "secret", "token", "key", "apikey", "auth",
-        "authorization", "credential", "credentials", "cookie", "session", "otp", "pin", "cvv", "cvc", "private",
-        "signature", "ssn",
-    }
-)  # fmt: skip
 _runtime_text: list[str] = []
 
 
@@ -67,57 +58,6 @@ def runtime_source(label: str) -> str:
     if not _runtime_text:
         _runtime_text.append(RUNTIME_PATH.read_text(encoding="ascii"))
     return _runtime_text[0].replace(_LABEL_SLOT, "/*RATA_WINDOW*/" + json.dumps(label), 1)
-
-
-class CallRecord(Record):
-    """One command call from a window, as `app_calls` shows it."""
-
-    __slots__ = ("seq", "window", "command", "args", "started", "duration_ms", "ok", "error", "kind")
-    seq: int
-    window: str
-    command: str
-    args: dict[str, Any]
-    started: float  # time.time() when it started
-    duration_ms: float
-    ok: bool
-    error: str | None  # the error's message when not ok
-    kind: str  # "invoke" or "live"
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether an argument name looks like it holds a secret (``password``, ``apiKey``, ``session_token``, ...)."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-    if any(word in _SECRET_WORDS for word in re.split(r"[^a-z0-9]+", words)):
-        return True
-    joined = re.sub(r"[^a-z0-9]+", "", words)  # run-together names: "userpassword", "authtoken"
-    return any(part in joined for part in ("password", "passwd", "secret", "apikey")) or joined.endswith("token")
-
-
-def redact_args(args: dict[str, Any], limit: int = VALUE_LIMIT) -> dict[str, Any]:
-    """Arguments fit for a log: secret-looking keys left out at any depth, each value at most `limit` characters."""
-    out: dict[str, Any] = {}
-    for name, value in args.items():
-        if is_secret_name(str(name)):
-            continue
-        out[str(name)] = _cut(_drop_secrets(value), limit)
-    return out
-
-
-def _drop_secrets(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _drop_secrets(v) for k, v in value.items() if not is_secret_name(str(k))}
-    if isinstance(value, list):
-        return [_drop_secrets(v) for v in value]
-    return value
-
-
-def _cut(value: Any, limit: int) -> Any:
-    if isinstance(value, str):
-        return value if len(value) <= limit else value[:limit] + "\u2026"
-    if isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        return value if len(text) <= limit else text[:limit] + "\u2026"
-    return value
 
 
 def error_reply(command: str, error: BaseException) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from rata import App, Ctx, Mcp, ValidationErrors, command
 from rata.errors import WindowError
 from rata.testing import AgentClient
 from rata.windows.adapter import WindowSpec
+from rata.windows.calls import is_secret_name, redact_args
 from rata.windows.chromium import ChromiumBackend
 from rata.windows.frontend import Frontend
-from rata.windows.host import WindowHost, is_secret_name, redact_args
+from rata.windows.host import WindowHost
 
 _keys = itertools.count(1)
 
