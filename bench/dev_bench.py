@@ -33,7 +33,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -47,7 +46,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import StdioClient  # noqa: E402 - one stdio client for every benchmark
+from run import StdioClient, git_state  # noqa: E402 - one stdio client for every benchmark
+from run import machine as run_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -129,31 +129,8 @@ class Scratch:
 
 
 def machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": cpu or platform.processor(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "sqlite": sqlite3.sqlite_version,
-        "loadavg_at_start": list(os.getloadavg()),
-    }
-
-
-def git_state() -> dict[str, Any]:
-    def git(*argv: str) -> str:
-        done = subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True)
-        return done.stdout.rstrip("\n") if done.returncode == 0 else ""
-
-    changed = [line[3:] for line in git("status", "--porcelain", "--", "rata", "examples").splitlines() if line.strip()]
-    return {"commit": git("rev-parse", "HEAD"), "changed_under_rata_or_examples": changed}
+    """bench/run.py's machine facts, with SQLite's version and all three load averages."""
+    return {**run_machine(), "sqlite": sqlite3.sqlite_version, "loadavg_at_start": list(os.getloadavg())}
 
 
 # --- an MCP client over stdio ----------------------------------------------------------------------
