@@ -40,6 +40,8 @@ QUIET_MS = 350  # a page update that a timer makes 300 ms after a click still co
 POLL = 0.05
 SCREENSHOT_MAX_WIDTH = 1280
 ACTIONS = ("click", "type", "press", "select", "navigate")
+SETTLE_STATE = "window.__rata_dev ? [window.__rata_dev.settleState(), window.rata && window.rata._inflight || 0] : null"
+"""The page's settle state and its commands still awaited, in one round trip to the page."""
 
 
 class BridgeError(RataError):
@@ -201,8 +203,7 @@ class DevBridge:
         deadline = started + self.settle_timeout
         while True:
             try:
-                state = window.eval_json("window.__rata_dev ? window.__rata_dev.settleState() : null")
-                pending = (window.eval_json("window.rata && window.rata._inflight || 0") or 0) if state else 1
+                state, pending = window.eval_json(SETTLE_STATE) or (None, 1)
             except WindowError:
                 state, pending = None, 1  # between documents after a navigation: not settled yet
             settled = (
