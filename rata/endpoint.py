@@ -44,7 +44,7 @@ from pathlib import Path
 
 from rata._record import Record
 from rata.errors import EndpointError
-from rata.folder import AppFolder
+from rata.folder import DEV_SOCKET, MCP_SOCKET, AppFolder
 from rata.logs import LazyLogger
 
 log = LazyLogger("rata.endpoint")  # applies the app's log configuration on first use
@@ -72,8 +72,8 @@ class Kind(Record):
         return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
-MCP = Kind("RATA-MCP/1", "mcp.sock")
-DEV = Kind("RATA-DEV/1", "dev.sock")
+MCP = Kind("RATA-MCP/1", MCP_SOCKET)
+DEV = Kind("RATA-DEV/1", DEV_SOCKET)
 
 
 def socket_path(folder: AppFolder, kind: Kind) -> Path:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 TOKEN_FILE = "instance.token"
 DATABASE_FILE = "app.db"
 LOGS_DIR = "logs"
+MCP_SOCKET = "mcp.sock"  # the running app's endpoints (rata.endpoint)
+DEV_SOCKET = "dev.sock"
 
 
 def default_location(identifier: str, *, environ: dict[str, str] | None = None, platform: str | None = None) -> str:

@@ -18,6 +18,7 @@ import threading
 from typing import Any
 
 from rata.app import App
+from rata.folder import MCP_SOCKET
 from rata.logs import LazyLogger
 
 log = LazyLogger("rata")
@@ -33,7 +34,7 @@ class RunningApp:
     @property
     def mcp_endpoint(self) -> Any:
         """The open MCP endpoint (an `EndpointServer`), or None when the app is not an MCP server."""
-        return next((endpoint for endpoint in self.endpoints if endpoint.kind.socket_name == "mcp.sock"), None)
+        return next((endpoint for endpoint in self.endpoints if endpoint.kind.socket_name == MCP_SOCKET), None)
 
     def start(self) -> RunningApp:
         """Apply pending migrations, then open the endpoints the app asked for."""

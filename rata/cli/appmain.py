@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from rata.app import App
 from rata.errors import RataError
+from rata.folder import MCP_SOCKET
 from rata.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def serve_mcp(app: App) -> int:
 
 def _running_app(app: App) -> object | None:
     """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
-    if not os.path.exists(app.folder.file("mcp.sock")):
+    if not os.path.exists(app.folder.file(MCP_SOCKET)):
         return None  # the common case, decided without importing the endpoint code
     from rata.mcp.shim import find_running_app
 
