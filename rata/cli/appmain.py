@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rata.app import App
 from rata.errors import RataError
@@ -51,8 +51,7 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
         configure_logging(app.folder, app.name)
         if args.migrate:
             report = app.migrate()
-            for migration in report.applied:
-                sys.stderr.write(f"applied {migration.filename}\n")
+            say_applied(report.applied)
             for status in report.changed:
                 sys.stderr.write(f"warning: migration {status.version:04d} ({status.name}) changed after it was applied; not run again\n")
             if not report.applied:
@@ -114,8 +113,7 @@ def run_with_window(app: App) -> int:
         return run_headless(app)
     make_backend("desktop")  # a missing toolkit is reported before anything starts
     with RunningApp(app) as running:
-        for migration in running.applied:
-            sys.stderr.write(f"applied {migration.filename}\n")
+        say_applied(running.applied)
         if running.mcp_endpoint is not None:
             sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
         sys.stderr.flush()
@@ -129,8 +127,7 @@ def run_headless(app: App) -> int:
     from rata.running import RunningApp
 
     with RunningApp(app) as running:
-        for migration in running.applied:
-            sys.stderr.write(f"applied {migration.filename}\n")
+        say_applied(running.applied)
         endpoint = running.mcp_endpoint
         if endpoint is not None:
             sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")
@@ -140,6 +137,12 @@ def run_headless(app: App) -> int:
         running.wait()
     sys.stderr.write(f"{app.name} stopped\n")
     return 0
+
+
+def say_applied(migrations: Sequence[Any]) -> None:
+    """One stderr line per migration just applied (stdout may belong to the protocol)."""
+    for migration in migrations:
+        sys.stderr.write(f"applied {migration.filename}\n")
 
 
 def main_for(app: App) -> None:

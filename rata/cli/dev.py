@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import typer
 
+from rata.cli.appmain import say_applied
 from rata.cli.console import edge
 from rata.cli.options import AppOption
 from rata.loader import load_app
@@ -26,8 +27,7 @@ def dev(
     configure_logging(target.folder, target.name)
 
     def ready(running: Any, endpoint: Any) -> None:
-        for migration in running.applied:
-            sys.stderr.write(f"applied {migration.filename}\n")
+        say_applied(running.applied)
         where = "headless Chromium" if headless else "its window"
         sys.stderr.write(
             f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.path}). Ctrl-C stops it.\n"
