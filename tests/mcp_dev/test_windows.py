@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import subprocess_env
-from tests.mcp.peers import Background, crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+from tests.mcp.peers import Background, crm_command, crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
@@ -140,7 +140,7 @@ async def test_without_a_debug_build_the_window_tools_say_how_to_start_one(crm_h
 
 
 async def test_a_normal_start_has_no_dev_socket(crm_home):
-    running = Background([*_crm(), "--headless"], subprocess_env(crm_home), ready="is running headless")
+    running = Background([*crm_command()[:-1], "--headless"], subprocess_env(crm_home), ready="is running headless")
     try:
         assert (crm_home / "mcp.sock").exists()
         assert not (crm_home / "dev.sock").exists()
@@ -148,15 +148,10 @@ async def test_a_normal_start_has_no_dev_socket(crm_home):
         running.stop()
 
 
-def _crm() -> list[str]:
-    script = shutil.which("crm", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "crm.main"]
-
-
 async def test_an_agent_writing_through_crm_mcp_updates_the_open_window(dev_build, crm_home):
     from rata.testing import AgentClient
 
-    with AgentClient.spawn(_crm() + ["--mcp"], env=subprocess_env(crm_home), stderr=subprocess.DEVNULL) as agent:
+    with AgentClient.spawn(crm_command(), env=subprocess_env(crm_home), stderr=subprocess.DEVNULL) as agent:
         stored = agent.call("customers_store", {"name": "Grace Hopper", "email": "grace@example.com"})
         assert not stored.is_error, stored.text
     with anyio.fail_after(SECONDS):
