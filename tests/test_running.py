@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 from tests.conftest import CRM, subprocess_env
+from tests.windows.shared import require_chromium
 
 pytestmark = pytest.mark.subprocess
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None and os.environ.get("CI") != "true", reason="Chromium is not installed (apt-get install chromium)")
 
 LOOK_AROUND = """
 import json, sys
@@ -40,8 +37,8 @@ print(json.dumps(seen))
 """
 
 
-@needs_chromium
 def test_a_normal_start_with_a_window_has_no_page_script_no_dev_modules_and_no_dev_socket(tmp_path):
+    require_chromium()
     script = LOOK_AROUND.format(crm=str(CRM))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=subprocess_env(tmp_path / "home"), timeout=120)
     assert result.returncode == 0, result.stderr

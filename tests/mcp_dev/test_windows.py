@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -18,14 +17,9 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import subprocess_env
 from tests.mcp.peers import Background, crm_command, crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+from tests.windows.shared import require_chromium
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if __import__("os").environ.get("CI") == "true":
-        raise RuntimeError("CI=true but Chromium is missing: .ci/run installs Debian's chromium for the window tests")
-    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 RATA = str(Path(sys.executable).parent / "rata")
 APP = "crm.app:app"
@@ -37,6 +31,12 @@ class DevBuild(Background):
 
     def __init__(self, home: Path) -> None:
         super().__init__([RATA, "dev", "--headless", "--app", APP], subprocess_env(home), ready="is running in dev mode")
+
+
+@pytest.fixture(autouse=True)
+def chromium() -> str:
+    """`rata dev --headless` needs Chromium: skipped locally without it, a failure in CI."""
+    return require_chromium()
 
 
 @pytest.fixture
