@@ -11,11 +11,9 @@ from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
-from rata.mcp import wire
-from rata.mcp.methods import lifecycle, resources, subscriptions, tools
+from rata.mcp.methods import lifecycle, listing, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
-from rata.mcp.wire import McpError
 from rata.ratelimit import Limiter
 
 MODERN_ONLY = frozenset({"modern"})
@@ -68,10 +66,10 @@ class AppServer:
         return {
             "server/discover": row(lifecycle.discover, MODERN_ONLY),
             "ping": row(lifecycle.ping, LEGACY_ONLY),
-            "tools/list": row(tools.list_tools),
+            "tools/list": row(listing.list_tools),
             "tools/call": row(tools.call_tool, blocking=True),
-            "resources/list": row(resources.list_resources),
-            "resources/templates/list": row(resources.list_templates),
+            "resources/list": row(listing.list_resources),
+            "resources/templates/list": row(listing.list_templates),
             "resources/read": row(resources.read_resource, blocking=True),
             "subscriptions/listen": row(subscriptions.listen, MODERN_ONLY),
             "resources/subscribe": row(subscriptions.subscribe, LEGACY_ONLY),
@@ -94,10 +92,8 @@ class AppServer:
             self._legacy_tools = tools_for(self.catalog, "legacy")
         return self._legacy_tools
 
-    def check_cursor(self, call: Any) -> None:
-        """Every list fits one page, so no cursor is valid (an empty string is a cursor too)."""
-        if "cursor" in call.params and call.params["cursor"] is not None:
-            raise McpError(wire.INVALID_PARAMS, "Invalid params: unknown cursor; every list here fits in one page")
+    def resources_for(self, era: str) -> list[dict[str, Any]]:
+        return self.catalog.resources
 
 
 def _without_output_schemas(catalog: Catalog, names: dict[str, Any]) -> Catalog:

@@ -1,4 +1,4 @@
-"""``resources/list``, ``resources/read``, ``resources/templates/list``: live commands as resources."""
+"""``resources/read``: live commands as resources (``resources/list`` is in `listing`)."""
 
 from __future__ import annotations
 
@@ -14,18 +14,7 @@ if TYPE_CHECKING:
     from rata.mcp.app_server import AppServer
     from rata.mcp.server import Call
 
-LIST_TTL_MS = 3_600_000
 log = LazyLogger("rata.mcp")
-
-
-def list_resources(ctx: AppServer, call: Call) -> dict[str, Any]:
-    ctx.check_cursor(call)
-    return {"resources": ctx.catalog.resources, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
-
-
-def list_templates(ctx: AppServer, call: Call) -> dict[str, Any]:
-    ctx.check_cursor(call)
-    return {"resourceTemplates": [], "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
 
 def not_found(uri: Any, era: str) -> McpError:

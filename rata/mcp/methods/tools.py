@@ -1,4 +1,4 @@
-"""``tools/list`` and ``tools/call``: the app's granted commands, through the app's own dispatch.
+"""``tools/call``: the app's granted commands, through the app's own dispatch (``tools/list`` is in `listing`).
 
 Protocol errors (JSON-RPC): an unknown or ungranted tool, malformed params. Everything the
 model can act on comes back as a result with ``isError: true``: arguments that fail the
@@ -29,13 +29,7 @@ if TYPE_CHECKING:
     from rata.mcp.server import Call
 
 log = LazyLogger("rata.mcp")
-LIST_TTL_MS = 3_600_000
 _TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), without a new encoder per call
-
-
-def list_tools(ctx: AppServer, call: Call) -> dict[str, Any]:
-    ctx.check_cursor(call)
-    return {"tools": ctx.tools_for(call.era), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
 
 def call_tool(ctx: AppServer, call: Call) -> dict[str, Any]:
