@@ -1,17 +1,39 @@
 """rata: apps whose commands are typed Python functions, and every app an MCP server.
 
     from rata import App, Ctx, Mcp, ValidationErrors, command
+
+The names are imported on first use, so ``import rata.mcp.server`` (an MCP server
+answering from an app's manifest, say) does not load the app model.
 """
 
-from rata.app import App, Mcp
-from rata.command import command
-from rata.context import Ctx
-from rata.dispatch import CommandRequest, Origin
-from rata.errors import RataError
-from rata.typemodel import Field, JsonValue
-from rata.validation import ValidationErrors
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rata.app import App, Mcp
+    from rata.command import command
+    from rata.context import Ctx
+    from rata.dispatch import CommandRequest, Origin
+    from rata.errors import RataError
+    from rata.typemodel import Field, JsonValue
+    from rata.validation import ValidationErrors
 
 __version__ = "0.1.0"
+
+_WHERE = {
+    "App": "rata.app",
+    "Mcp": "rata.app",
+    "command": "rata.command",
+    "Ctx": "rata.context",
+    "CommandRequest": "rata.dispatch",
+    "Origin": "rata.dispatch",
+    "RataError": "rata.errors",
+    "Field": "rata.typemodel",
+    "JsonValue": "rata.typemodel",
+    "ValidationErrors": "rata.validation",
+}
 
 __all__ = [
     "App",
@@ -26,3 +48,30 @@ __all__ = [
     "command",
     "__version__",
 ]
+
+
+class _Package(type(sys)):  # type: ignore[misc]
+    """Keeps ``rata.command`` the decorator: importing the submodule of that name must not replace it."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "command" and isinstance(value, type(sys)):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rata' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
