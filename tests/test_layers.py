@@ -79,3 +79,14 @@ def test_serving_an_app_on_stdio_imports_neither_logging_nor_pathlib():
     assert result.returncode == 0, result.stderr
     assert '"tools"' in result.stdout
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_answering_from_a_manifest_loads_none_of_the_app_model():
+    """What `crm --mcp` imports before its first answer when the manifest is good: the app loads on a thread."""
+    code = (
+        "import sys, json; import rata.cli.appmain, rata.mcp.manifest, rata.mcp.loading, rata.mcp.stdio; "
+        "heavy = ('rata.app', 'rata.command', 'rata.codegen.catalog', 'inspect', 'dataclasses', 'sqlite3', 'logging', 'pathlib', 'typer', 'rich'); "
+        "print(json.dumps(sorted(m for m in heavy if m in sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT.parent).stdout
+    assert json.loads(out) == []

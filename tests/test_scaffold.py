@@ -120,7 +120,7 @@ def test_the_app_uses_the_name_and_identifier(tmp_path):
     scaffold("my-tasks", tmp_path, identifier="org.acme.tasks")
     app_py = (tmp_path / "my_tasks" / "app.py").read_text(encoding="utf-8")
     assert 'App("my-tasks", identifier="org.acme.tasks"' in app_py
-    assert "from my_tasks.app import app" in (tmp_path / "my_tasks" / "main.py").read_text(encoding="utf-8")
+    assert 'main_for("my_tasks.app:app")' in (tmp_path / "my_tasks" / "main.py").read_text(encoding="utf-8")
     assert "from my_tasks.app import app" in (tmp_path / "tests" / "conftest.py").read_text(encoding="utf-8")
     assert 'identifier="com.example.tasks"' in dict(render("tasks"))[PurePosixPath("tasks/app.py")].decode()
 

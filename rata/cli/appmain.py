@@ -1,7 +1,11 @@
 """The app's own command line: what `crm` (an app's console script) understands.
 
     def main() -> None:
-        run_app(app)
+        main_for("crm.app:app")
+
+The app is best named by reference (``"module:attribute"``), not imported: then ``--mcp``
+answers a client's first requests from the app's manifest while its code loads
+(`rata.mcp.loading`). An `App` object works too.
 
 With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
 and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
@@ -15,16 +19,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from rata.app import App
-from rata.errors import RataError
+from rata.errors import AppLoadError, RataError
 from rata.folder import MCP_SOCKET
 from rata.logs import configure_logging
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    from rata.app import App
+    from rata.mcp.manifest import Manifest
 
 
 def _parser(app: App) -> argparse.ArgumentParser:
@@ -41,13 +48,17 @@ def _parser(app: App) -> argparse.ArgumentParser:
     return parser
 
 
-def run_app(app: App, argv: Sequence[str] | None = None) -> int:
-    """Run the app's command line; returns the exit code (and exits with it when called as a script)."""
-    if list(sys.argv[1:] if argv is None else argv) == ["--mcp"]:
-        # What MCP clients launch, every session: skip argparse (its help formatter alone costs ~10 ms).
-        return serve_mcp(app)
-    args = _parser(app).parse_args(argv)
+def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
+    """Run the app's command line; returns the exit code (and exits with it when called as a script).
+
+    `app` is the App, or where to find it (``"crm.app:app"``).
+    """
     try:
+        if list(sys.argv[1:] if argv is None else argv) == ["--mcp"]:
+            # What MCP clients launch, every session: skip argparse (its help formatter alone costs ~10 ms).
+            return serve_mcp(app)
+        app = resolve_app(app)
+        args = _parser(app).parse_args(argv)
         configure_logging(app.folder, app.name)
         if args.migrate:
             report = app.migrate()
@@ -69,8 +80,32 @@ def run_app(app: App, argv: Sequence[str] | None = None) -> int:
         return error.exit_code
 
 
-def serve_mcp(app: App) -> int:
+def resolve_app(app: App | str) -> App:
+    """The App itself, imported from ``"module:attribute"`` when given by reference."""
+    if not isinstance(app, str):
+        return app
+    import importlib
+
+    from rata.app import App
+
+    module, _, attribute = app.partition(":")
+    value = getattr(importlib.import_module(module), attribute or "app", None)
+    if not isinstance(value, App):
+        found = "nothing" if value is None else f"a {type(value).__name__}"
+        raise AppLoadError(f"{app!r} names {found}, not a rata App.", hint='Name the App as "package.module:attribute", e.g. main_for("crm.app:app").')
+    return value
+
+
+def serve_mcp(app: App | str) -> int:
     """MCP on stdio until the client closes stdin: piped to the running app if there is one, else served here."""
+    ref = app if isinstance(app, str) else None
+    if ref is not None:
+        from rata.mcp import manifest
+
+        found = manifest.read(ref)
+        if found is not None and not os.path.exists(os.path.join(found.folder_location(), MCP_SOCKET)):
+            return _serve_from_manifest(found)
+    app = resolve_app(app)
     configure_logging(app.folder, app.name)
     connection = _running_app(app)
     if connection is not None:
@@ -86,7 +121,27 @@ def serve_mcp(app: App) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{app.name}: no running app; serving MCP headless (no window)\n")
-    return serve(lambda send: AppServer(app, send=send).server)
+
+    def make_server(send: Any) -> Any:
+        app_server = AppServer(app, send=send)
+        if ref is not None:  # so that the next start can answer from it
+            from rata.mcp import manifest
+
+            manifest.write(ref, app, app_server.offer())
+        return app_server.server
+
+    return serve(make_server)
+
+
+def _serve_from_manifest(found: Manifest) -> int:
+    """Serve headless, answering the first requests from the manifest while the app loads."""
+    from rata.folder import AppFolder
+    from rata.mcp.loading import LoadingServer
+    from rata.mcp.stdio import serve
+
+    configure_logging(AppFolder(found.folder_location()), found.name)
+    sys.stderr.write(f"{found.name}: no running app; serving MCP headless (no window)\n")
+    return serve(lambda send: LoadingServer(found, lambda: resolve_app(found.ref), send=send).server)
 
 
 def _running_app(app: App) -> object | None:
@@ -145,6 +200,6 @@ def say_applied(migrations: Sequence[Any]) -> None:
         sys.stderr.write(f"applied {migration.filename}\n")
 
 
-def main_for(app: App) -> None:
+def main_for(app: App | str) -> None:
     """`sys.exit(run_app(app))`, for a console script entry point."""
     sys.exit(run_app(app))

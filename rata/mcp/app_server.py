@@ -11,13 +11,10 @@ from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
-from rata.mcp.methods import lifecycle, listing, resources, subscriptions, tools
+from rata.mcp.methods import SHAPES, lifecycle, listing, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
 from rata.ratelimit import Limiter
-
-MODERN_ONLY = frozenset({"modern"})
-LEGACY_ONLY = frozenset({"legacy"})
 
 
 class AppServer:
@@ -30,7 +27,10 @@ class AppServer:
         send: Callable[[bytes], None],
         catalog: Catalog | None = None,
         presenters: dict[str, Callable[[Any], dict[str, Any]]] | None = None,
+        server: Server | None = None,
     ) -> None:
+        """`server`: take over a server that is already serving (the one that answered from the
+        app's manifest while the app loaded, `rata.mcp.loading`) instead of making one."""
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.presenters = presenters or {}
@@ -45,36 +45,35 @@ class AppServer:
         self.instructions = mcp.instructions if mcp is not None else ""
         self.limiter = Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Any = None
-        self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": False}}
+        # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
+        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
         self.subscriptions = subscriptions.Subscriptions(self)
-        self.server = Server(
-            {"name": app.name, "version": app.version},
-            self._methods(),
-            send=send,
-            capabilities=self.capabilities,
-            instructions=self.instructions,
-        )
+        info = {"name": app.name, "version": app.version}
+        if server is None:
+            server = Server(info, self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
+        else:
+            server.info, server.capabilities, server.instructions = info, self.capabilities, self.instructions
+            server.methods = self._methods()
+        self.server = server
         self.server.on_cancel.append(self.subscriptions.cancel)
         stop = app.live.listen(self.subscriptions.tables_changed)
         self.server.on_close.append(stop)
         self.server.on_close.append(self.subscriptions.close)
 
     def _methods(self) -> dict[str, Method]:
-        def row(handler: Callable[[AppServer, Any], dict[str, Any]], eras: frozenset[str] = frozenset({"modern", "legacy"}), blocking: bool = False) -> Method:
-            return Method(partial(handler, self), eras, blocking)
-
-        return {
-            "server/discover": row(lifecycle.discover, MODERN_ONLY),
-            "ping": row(lifecycle.ping, LEGACY_ONLY),
-            "tools/list": row(listing.list_tools),
-            "tools/call": row(tools.call_tool, blocking=True),
-            "resources/list": row(listing.list_resources),
-            "resources/templates/list": row(listing.list_templates),
-            "resources/read": row(resources.read_resource, blocking=True),
-            "subscriptions/listen": row(subscriptions.listen, MODERN_ONLY),
-            "resources/subscribe": row(subscriptions.subscribe, LEGACY_ONLY),
-            "resources/unsubscribe": row(subscriptions.unsubscribe, LEGACY_ONLY),
+        handlers: dict[str, Callable[[AppServer, Any], dict[str, Any]]] = {
+            "server/discover": lifecycle.discover,
+            "ping": lifecycle.ping,
+            "tools/list": listing.list_tools,
+            "tools/call": tools.call_tool,
+            "resources/list": listing.list_resources,
+            "resources/templates/list": listing.list_templates,
+            "resources/read": resources.read_resource,
+            "subscriptions/listen": subscriptions.listen,
+            "resources/subscribe": subscriptions.subscribe,
+            "resources/unsubscribe": subscriptions.unsubscribe,
         }
+        return {name: Method(partial(handler, self), *SHAPES[name]) for name, handler in handlers.items()}
 
     @property
     def confirmer(self) -> Any:
@@ -94,6 +93,16 @@ class AppServer:
 
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.catalog.resources
+
+    def offer(self) -> dict[str, Any]:
+        """Everything the server answers without running the app: what a manifest records (`rata.mcp.manifest`)."""
+        return {
+            "info": self.server.info,
+            "capabilities": self.capabilities,
+            "instructions": self.instructions,
+            "tools": {"modern": self.tools_for("modern"), "legacy": self.tools_for("legacy")},
+            "resources": self.resources_for("modern"),
+        }
 
 
 def _without_output_schemas(catalog: Catalog, names: dict[str, Any]) -> Catalog:

@@ -31,7 +31,7 @@ def test_discover_describes_the_server_with_cache_hints_and_server_info(crm):
         result = client.request("server/discover")
     assert result == {
         "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": False}},
+        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}},
         "ttlMs": 3600000,
         "cacheScope": "public",
         "resultType": "complete",
@@ -92,7 +92,7 @@ def test_the_legacy_handshake_answers_2025_11_25_even_to_2026(crm):
         answer = client.request_raw("initialize", {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}})
     assert answer["result"] == {
         "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": False}},
+        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}},
         "serverInfo": SERVER_INFO,
     }
 

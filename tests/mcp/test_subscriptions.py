@@ -31,7 +31,7 @@ def test_a_missing_resource_is_minus_32602_modern_and_minus_32002_legacy(agent):
 def test_a_listen_is_acknowledged_first_with_only_what_the_server_honours(crm):
     with AgentClient(crm) as client:
         listen_id = "L1"
-        params = {"_meta": client._meta(), "notifications": {"toolsListChanged": True, "resourceSubscriptions": [INDEX, "app://nope"]}}
+        params = {"_meta": client._meta(), "notifications": {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": [INDEX, "app://nope"]}}
         client.send_line(wire.encode({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params}))
         first = client.notifications[0]
         assert listen_id not in client._responses  # a listen stays open: no response while it runs
@@ -39,8 +39,8 @@ def test_a_listen_is_acknowledged_first_with_only_what_the_server_honours(crm):
     assert first == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"resourceSubscriptions": [INDEX]}},
-    }
+        "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"toolsListChanged": True, "resourceSubscriptions": [INDEX]}},
+    }  # no prompts here, and no such resource
 
 
 def test_a_write_notifies_every_listen_that_watches_an_affected_resource_tagged_with_its_id(crm):

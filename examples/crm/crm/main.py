@@ -2,11 +2,11 @@
 
 from rata.cli.appmain import main_for
 
-from crm.app import app
-
 
 def main() -> None:
-    main_for(app)
+    # The app by reference: `crm --mcp` answers an agent's first requests from the app's
+    # manifest while crm.app loads (docs/mcp.md, "Start-up").
+    main_for("crm.app:app")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """Subscriptions to live resources: ``subscriptions/listen`` (2026-07-28) and ``resources/subscribe`` (2025-11-25).
 
-A listen is acknowledged first, with the part of its filter the server honours (only
-``resourceSubscriptions`` for known ``app://`` URIs: the tool and resource lists never change
-while the server runs). Every notification on it carries its subscription id. The client
-ends it with ``notifications/cancelled``; nothing more is sent for it after that.
+A listen is acknowledged first, with the part of its filter the server honours:
+``resourceSubscriptions`` for known ``app://`` URIs, and ``toolsListChanged`` and
+``resourcesListChanged`` (the lists change only when a server that answered from the app's
+manifest finds the loaded app listing otherwise, see `rata.mcp.loading`). Every notification
+on it carries its subscription id. The client ends it with ``notifications/cancelled``;
+nothing more is sent for it after that.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class Subscriptions:
 
     def __init__(self, ctx: AppServer) -> None:
         self.ctx = ctx
-        self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str]]] = {}
+        self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str], frozenset[str]]] = {}
+        """(listen id, subscribed URIs, lists whose changes it asked for: "tools", "resources")"""
         self.legacy: set[str] = set()
         self._lock = threading.Lock()
 
@@ -37,7 +40,7 @@ class Subscriptions:
         with self._lock:
             listens = list(self.listens.values())
             self.listens.clear()
-        for listen_id, _ in listens:
+        for listen_id, _, _ in listens:
             self.ctx.server.send(wire.response(listen_id, self.ctx.server.shape({"_meta": {wire.META_SUBSCRIPTION: listen_id}}, "modern")))
 
     def cancel(self, request_id: Any) -> bool:
@@ -50,13 +53,30 @@ class Subscriptions:
             listens = list(self.listens.values())
             legacy = sorted(self.legacy)
         server = self.ctx.server
-        for listen_id, uris in listens:
+        for listen_id, uris, _ in listens:
             for uri in sorted(uris):
                 if live.affects(self.ctx.resources[uri]["name"], written):
                     server.notify("notifications/resources/updated", {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "uri": uri})
         for uri in legacy:
             if live.affects(self.ctx.resources[uri]["name"], written):
                 server.notify("notifications/resources/updated", {"uri": uri})
+
+    def lists_changed(self, lists: frozenset[str]) -> None:
+        """Tell the clients that these lists ("tools", "resources") changed: each listen that asked, or a 2025-11-25 session."""
+        server = self.ctx.server
+        with self._lock:
+            listens = list(self.listens.values())
+        for name in sorted(lists):
+            method = LIST_CHANGED[name]
+            for listen_id, _, wanted in listens:
+                if name in wanted:
+                    server.notify(method, {"_meta": {wire.META_SUBSCRIPTION: listen_id}})
+            if server.era == "legacy" and server.initialized:
+                server.notify(method)
+
+
+LIST_CHANGED = {"tools": "notifications/tools/list_changed", "resources": "notifications/resources/list_changed"}
+LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources"}
 
 
 def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
@@ -67,6 +87,11 @@ def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
     if requested is not None and (not isinstance(requested, list) or not all(isinstance(u, str) for u in requested)):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must be a list of URIs')
     honored: dict[str, Any] = {}
+    lists = []
+    for key, name in LIST_FILTERS.items():
+        if wanted.get(key) is True:
+            honored[key] = True
+            lists.append(name)
     uris = frozenset(u for u in requested or [] if u in ctx.resources)
     if requested is not None:
         honored["resourceSubscriptions"] = sorted(uris)
@@ -74,7 +99,7 @@ def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
     with subs._lock:
         if len(subs.listens) >= MAX_LISTENS:
             raise McpError(wire.INTERNAL_ERROR, f"Too many open subscriptions (at most {MAX_LISTENS}); cancel one first")
-        subs.listens[(type(call.id).__name__, call.id)] = (call.id, uris)
+        subs.listens[(type(call.id).__name__, call.id)] = (call.id, uris, frozenset(lists))
     ctx.server.notify("notifications/subscriptions/acknowledged", {"_meta": {wire.META_SUBSCRIPTION: call.id}, "notifications": honored})
     return DEFERRED
 

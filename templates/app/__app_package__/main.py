@@ -2,11 +2,11 @@
 
 from rata.cli.appmain import main_for
 
-from __app_package__.app import app
-
 
 def main() -> None:
-    main_for(app)
+    # The app by reference: `__app_name__ --mcp` answers an agent's first requests from the
+    # app's manifest while its code loads.
+    main_for("__app_package__.app:app")
 
 
 if __name__ == "__main__":

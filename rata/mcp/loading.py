@@ -1,0 +1,139 @@
+"""Serving an app's first requests from its manifest while its code loads.
+
+    server = LoadingServer(manifest, load, send=transport.send).server
+
+A client's first requests (``server/discover`` or ``initialize``, then ``tools/list``) need
+nothing the app computes at run time, so they are answered at once from the manifest
+(`rata.mcp.manifest`) while a thread imports the app. Everything else (``tools/call``,
+``resources/read``, subscriptions) waits for the app, then runs as it would have. When the app
+is loaded its `AppServer` takes the same server over, so the session carries on unbroken.
+
+If the loaded app lists other tools or resources than the manifest said (its tool list
+depends on something besides its code, an environment variable say), the manifest is
+rewritten and the clients are told: ``notifications/tools/list_changed`` and
+``notifications/resources/list_changed`` on the listens that asked for them, or to a 2025-11-25
+session. If the app fails to load, every request that needs it gets an error that says why.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from functools import partial
+
+from rata.logs import LazyLogger
+from rata.mcp import wire
+from rata.mcp.methods import SHAPES, lifecycle, listing
+from rata.mcp.server import DEFERRED, Method, Server
+from rata.mcp.wire import McpError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from rata.app import App
+    from rata.mcp.app_server import AppServer
+    from rata.mcp.manifest import Manifest
+    from rata.mcp.server import Call
+
+log = LazyLogger("rata.mcp")
+
+ANSWERED_FROM_MANIFEST = ("server/discover", "ping", "tools/list", "resources/list", "resources/templates/list")
+LOADING_SWITCH_INTERVAL_S = 0.0005
+"""While the app loads, the thread that answers the client gets the interpreter back this soon (default: 5 ms)."""
+
+
+class LoadingServer:
+    """The server, answering from the manifest until the app it loads on a thread takes it over."""
+
+    def __init__(
+        self, manifest: Manifest, load: Callable[[], App], *, send: Callable[[bytes], None], on_loaded: Callable[[AppServer], None] | None = None
+    ) -> None:
+        offer = manifest.offer
+        self.manifest = manifest
+        self.capabilities: dict[str, Any] = offer["capabilities"]
+        self.instructions: str = offer["instructions"]
+        self._load = load
+        self._send = send
+        self._on_loaded = on_loaded
+        self._done = threading.Event()
+        self.app_server: AppServer | None = None
+        self.failure: str | None = None
+        self.changed: frozenset[str] = frozenset()
+        """The lists ("tools", "resources") the loaded app gives otherwise than the manifest."""
+        self.server = Server(offer["info"], self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(LOADING_SWITCH_INTERVAL_S)
+        self._thread = threading.Thread(target=self._run, name="rata-load-app", daemon=True)
+        self._thread.start()
+
+    # --- what the manifest answers ---
+
+    def tools_for(self, era: str) -> list[dict[str, Any]]:
+        return self.manifest.offer["tools"][era]
+
+    def resources_for(self, era: str) -> list[dict[str, Any]]:
+        return self.manifest.offer["resources"]
+
+    def _methods(self) -> dict[str, Method]:
+        light: dict[str, Callable[[Any, Call], dict[str, Any]]] = {
+            "server/discover": lifecycle.discover,
+            "ping": lifecycle.ping,
+            "tools/list": listing.list_tools,
+            "resources/list": listing.list_resources,
+            "resources/templates/list": listing.list_templates,
+        }
+        methods = {}
+        for name, (eras, blocking) in SHAPES.items():
+            handler = partial(light[name], self) if name in light else partial(self._when_loaded, name)
+            methods[name] = Method(handler, eras, blocking)
+        return methods
+
+    # --- everything else waits for the app ---
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the app is loaded or failed to load; False on timeout."""
+        return self._done.wait(timeout)
+
+    def _when_loaded(self, name: str, call: Call) -> dict[str, Any]:
+        self._done.wait()
+        if self.app_server is None:
+            raise McpError(wire.INTERNAL_ERROR, f"The app could not be loaded, so {name} cannot run: {self.failure}. Fix the app and restart the server.")
+        result = self.app_server.server.methods[name].handler(call)
+        if name == "subscriptions/listen" and result is DEFERRED:
+            # Opened while the app loaded: it may have missed a list change announced then.
+            wanted = call.params.get("notifications") or {}
+            for key, list_name in (("toolsListChanged", "tools"), ("resourcesListChanged", "resources")):
+                if list_name in self.changed and wanted.get(key) is True:
+                    method = f"notifications/{list_name}/list_changed"
+                    self.server.notify(method, {"_meta": {wire.META_SUBSCRIPTION: call.id}})
+        return result
+
+    def _run(self) -> None:
+        try:
+            from rata.mcp import manifest as manifests
+            from rata.mcp.app_server import AppServer
+
+            app = self._load()
+            app_server = AppServer(app, send=self._send, server=self.server)  # the server's methods are now the app's
+            offer = app_server.offer()
+            old = self.manifest.offer
+            self.changed = frozenset(name for name in ("tools", "resources") if (offer[name] != old[name]))
+            self.app_server = app_server
+        except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
+            self.failure = f"{type(error).__name__}: {str(error).strip()}" if str(error).strip() else type(error).__name__
+            log.exception("the app failed to load")
+            sys.stderr.write(f"{self.manifest.name}: the app failed to load ({self.failure}); requests that need it get this error\n")
+            sys.stderr.flush()
+            return
+        finally:
+            sys.setswitchinterval(self._switch_interval)
+            self._done.set()
+        if offer != old:
+            log.info("the app answers otherwise than its manifest said (changed lists: %s); manifest rewritten", ", ".join(sorted(self.changed)) or "none")
+            manifests.write(self.manifest.ref, app, offer)
+            if self.changed:
+                app_server.subscriptions.lists_changed(self.changed)
+        if self._on_loaded is not None:
+            self._on_loaded(app_server)

@@ -1,0 +1,187 @@
+"""Serving from the manifest while the app loads, then handing the session to the loaded app."""
+
+from __future__ import annotations
+
+import copy
+import sys
+import threading
+import time
+
+import pytest
+
+from rata.mcp import manifest, wire
+from rata.mcp.app_server import AppServer
+from rata.mcp.loading import LoadingServer
+from rata.testing import AgentClient
+from tests.mcp.fixtures import crm, era  # noqa: F401 - pytest fixtures
+
+REF = "crm.app:app"
+ADA = {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+
+@pytest.fixture
+def recorded(crm, tmp_path, monkeypatch):
+    """The crm app's manifest, written under a private bytecode cache."""
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "pycache"))
+    assert manifest.write(REF, crm, AppServer(crm, send=lambda data: None).offer()) is not None
+    found = manifest.read(REF)
+    assert found is not None
+    return found
+
+
+class Gate:
+    """The app's loading, held until the test opens the gate."""
+
+    def __init__(self, app, failure: BaseException | None = None) -> None:
+        self.app, self.failure = app, failure
+        self.opened = threading.Event()
+
+    def __call__(self):
+        assert self.opened.wait(10), "the test never let the app load"
+        if self.failure is not None:
+            raise self.failure
+        return self.app
+
+    def open(self) -> None:
+        self.opened.set()
+
+
+def connect(found, load, era="modern"):
+    made = []
+
+    def transport(client):
+        loading = LoadingServer(found, load, send=client._on_bytes)
+        made.append(loading)
+        client._server = loading.server
+        return loading.server.receive
+
+    client = AgentClient(era=era, _transport=transport)
+    return client, made[0]
+
+
+def answers(client):
+    """Every answer that needs no app, in this client's era."""
+    first = client.request("server/discover") if client.era == "modern" else client.server_info
+    return [first, client.request("tools/list"), client.request("resources/list"), client.request("resources/templates/list")]
+
+
+def in_background(work):
+    box = []
+    thread = threading.Thread(target=lambda: box.append(work()), daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_the_first_answers_come_from_the_manifest_while_the_app_loads(crm, recorded, era):
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, era)
+    with client:
+        assert [t["name"] for t in client.list_tools()] == ["customers_delete", "customers_index", "customers_show", "customers_store"]
+        assert client.list_tools() == recorded.offer["tools"][era]
+        assert [r["uri"] for r in client.list_resources()] == ["app://customers_index"]
+        assert not loading.wait(0)  # all of that while the app was still loading
+        gate.open()
+        assert loading.wait(10)
+
+
+def test_the_manifest_answers_exactly_as_the_loaded_app_does(crm, recorded, era):
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, era)
+    with client:
+        before = answers(client)
+        gate.open()
+        assert loading.wait(10)
+        after = answers(client)
+    with AgentClient(crm, era=era) as plain:
+        assert before == after == answers(plain)
+
+
+def test_a_call_made_while_loading_runs_once_the_app_is_loaded(crm, recorded, era):
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, era)
+    with client:
+        thread, box = in_background(lambda: client.call("customers_store", ADA))
+        thread.join(0.3)
+        assert box == []  # waiting for the app, not refused
+        gate.open()
+        thread.join(10)
+        assert box[0].data["email"] == ADA["email"]
+        assert [c["email"] for c in client.read("app://customers_index")] == [ADA["email"]]
+
+
+def tampered(found):
+    """The manifest as it would be if the app's tool list depended on something besides its code."""
+    other = manifest.Manifest(found.ref, found.file, copy.deepcopy(found.data))
+    for which in ("modern", "legacy"):
+        other.offer["tools"][which][0]["description"] = "An old description."
+    return other
+
+
+def test_a_manifest_that_lists_otherwise_is_rewritten_and_a_legacy_session_told(crm, recorded):
+    stale = tampered(recorded)
+    gate = Gate(crm)
+    client, loading = connect(stale, gate, "legacy")
+    with client:
+        assert client.list_tools()[0]["description"] == "An old description."
+        gate.open()
+        assert loading.wait(10)
+        client._wait(lambda: any(n["method"] == "notifications/tools/list_changed" for n in client.notifications), 10, "no list_changed")
+        changed = [n for n in client.notifications if n["method"].endswith("list_changed")]
+        assert changed == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}]  # unsolicited, no id; resources did not change
+        assert client.list_tools() == recorded.offer["tools"]["legacy"]
+    assert manifest.read(REF).offer == recorded.offer  # the next start answers rightly
+
+
+def test_a_listen_opened_while_loading_hears_that_the_tools_changed(crm, recorded):
+    gate = Gate(crm)
+    client, loading = connect(tampered(recorded), gate, "modern")
+    with client:
+        params = {"_meta": client._meta(), "notifications": {"toolsListChanged": True, "resourcesListChanged": True}}
+        request = {"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": params}
+        thread, _ = in_background(lambda: client.send_line(wire.encode(request)))  # waits for the app on the reading thread
+        gate.open()
+        thread.join(10)
+        client._wait(lambda: len(client.notifications_for("L")) >= 2, 10, "no list_changed on the listen")
+        methods = [n["method"] for n in client.notifications_for("L")]
+    assert methods == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+
+
+def test_nothing_is_announced_or_rewritten_when_the_manifest_was_right(crm, recorded):
+    written_at = manifest.os.stat(recorded.file).st_mtime_ns
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, "legacy")
+    with client:
+        gate.open()
+        assert loading.wait(10)
+        client.call("customers_index")
+        assert [n for n in client.notifications if n["method"].endswith("list_changed")] == []
+    assert manifest.os.stat(recorded.file).st_mtime_ns == written_at
+
+
+def test_an_app_that_fails_to_load_still_lists_and_every_call_says_why(crm, recorded, capsys):
+    gate = Gate(crm, failure=RuntimeError("the database driver is missing"))
+    client, loading = connect(recorded, gate, "modern")
+    with client:
+        gate.open()
+        assert loading.wait(10)
+        assert len(client.list_tools()) == 4
+        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
+    assert answer["error"]["code"] == wire.INTERNAL_ERROR
+    assert answer["error"]["message"] == (
+        "The app could not be loaded, so tools/call cannot run: RuntimeError: the database driver is missing. Fix the app and restart the server."
+    )
+    assert "crm: the app failed to load (RuntimeError: the database driver is missing)" in capsys.readouterr().err
+
+
+def test_loading_gives_the_answering_thread_the_interpreter_back_quickly_then_restores_it(crm, recorded):
+    before = sys.getswitchinterval()
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, "modern")
+    with client:
+        assert sys.getswitchinterval() < before
+        gate.open()
+        assert loading.wait(10)
+        deadline = time.monotonic() + 5
+        while sys.getswitchinterval() != before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sys.getswitchinterval() == before
