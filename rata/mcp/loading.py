@@ -98,6 +98,8 @@ class LoadingServer:
 
     def _when_loaded(self, name: str, call: Call) -> dict[str, Any]:
         self._done.wait()
+        if call.cancelled:
+            return DEFERRED  # cancelled while it waited: it never runs, and nothing is sent
         if self.app_server is None:
             raise McpError(wire.INTERNAL_ERROR, f"The app could not be loaded, so {name} cannot run: {self.failure}. Fix the app and restart the server.")
         result = self.app_server.server.methods[name].handler(call)

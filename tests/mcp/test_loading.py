@@ -109,6 +109,19 @@ def test_a_call_made_while_loading_runs_once_the_app_is_loaded(crm, recorded, er
         assert [c["email"] for c in client.read("app://customers_index")] == [ADA["email"]]
 
 
+def test_a_call_cancelled_while_it_waits_for_the_app_never_runs(crm, recorded):
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate, "modern")
+    with client:
+        params = {"_meta": client._meta(), "name": "customers_store", "arguments": ADA}
+        client.send_line(wire.encode({"jsonrpc": "2.0", "id": "store", "method": "tools/call", "params": params}))
+        client.notify("notifications/cancelled", {"requestId": "store"})
+        gate.open()
+        assert loading.wait(10)
+        assert client.read("app://customers_index") == []
+        assert "store" not in client._responses
+
+
 def tampered(found):
     """The manifest as it would be if the app's tool list depended on something besides its code."""
     other = manifest.Manifest(found.ref, found.file, copy.deepcopy(found.data))
