@@ -101,7 +101,7 @@ def crm(home: Path, data: bytes) -> str:
 
 
 def test_a_burst_of_pipelined_calls_is_answered_exactly_once_each(crm_home):
-    """Reading passes between threads (the reader runs the call it read): no request may be lost or run twice."""
+    """Calls go to worker threads (and, with the app's manifest, wait there for the app to load): none lost, none run twice."""
     calls = [
         line({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"_meta": META, "name": "customers_index", "arguments": {"limit": 1 + n % 5}}})
         for n in range(1, 301)
