@@ -137,7 +137,7 @@ def _python() -> str:
 
 
 def console_script(loaded: LoadedApp) -> Path | None:
-    """The app's own console script in this environment (`crm`, made with `main_for(app)`), if it has one."""
+    """The app's own console script in this environment (`crm`, made with `main_for`), if it has one."""
     module = loaded.target.partition(":")[0]
     if ".py" in loaded.target or not module:
         return None
