@@ -19,16 +19,15 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
     """Open the app's MCP endpoint and serve each authenticated client until it disconnects."""
     from rata.codegen.catalog import build_catalog
     from rata.mcp.app_server import AppServer
-    from rata.mcp.stdio import read_lines
+    from rata.mcp.stdio import Relay
 
     catalog = build_catalog(app)  # once: every client sees the same surface
 
     def serve(connection: Connection) -> None:
         server = AppServer(app, send=connection.send, catalog=catalog).server
+        server.relay = Relay(connection.rfile, server.receive, server.oversized)
         try:
-            read_lines(connection.rfile, server.receive, server.oversized)
-        except OSError:
-            pass  # the client went away mid-line: the same as EOF
+            server.relay.run()  # a client going away mid-line is the same as EOF
         finally:
             server.close()
 

@@ -127,6 +127,9 @@ class Server:
         self.on_cancel: list[Callable[[Any], bool]] = []
         """Hooks for cancels of things that are not running calls (listen streams); return True if handled."""
         self.on_close: list[Callable[[], None]] = []
+        self.relay: Any = None
+        """The transport's `rata.mcp.stdio.Relay`, if it can hand its reading to another thread: then a
+        blocking call that finds no other running is run on the thread that read it."""
 
     # --- output ---
 
@@ -277,6 +280,14 @@ class Server:
                 self._active[key] = call
             self._run(call)
             return
+        relay = self.relay
+        if relay is not None:
+            with self._lock:
+                alone = not self._backlog and len(self._idle) == len(self._workers) and not relay.busy()
+                if alone:
+                    self._active[key] = call
+            if alone and relay.run_here(lambda: self._run(call)):
+                return
         worker = None
         with self._lock:
             self._active[key] = call
@@ -378,6 +389,8 @@ class Server:
         for worker in workers:
             if worker.thread is not None:
                 worker.thread.join(max(0.0, deadline - time.monotonic()))
+        if self.relay is not None:
+            self.relay.wait_for_calls(max(0.0, deadline - time.monotonic()))
         for hook in self.on_close:
             hook()
 

@@ -1,5 +1,8 @@
 """The stdio transport: one JSON-RPC message per line on stdin and stdout.
 
+Lines are read by a `Relay`, which lets the thread that read a call run it (no hand-off for a
+sequential client) and gives the reading to another thread when a call runs long.
+
 Stdout belongs to the protocol. Before serving, the real stdout is set aside for protocol
 lines and both ``sys.stdout`` and file descriptor 1 are pointed at stderr, so an app's
 ``print()`` (or a C library writing to fd 1) can never corrupt the stream.
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -45,29 +49,134 @@ def protect_stdout() -> BinaryIO:
     return protocol
 
 
-def read_lines(stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None]) -> None:
-    """Feed each line of `stream` to `on_line` until EOF; lines over the cap are skipped and reported."""
-    limit = wire.MAX_LINE_BYTES
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        if len(line) > limit and not line.endswith(b"\n"):
-            while True:
-                rest = stream.readline(65536)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            on_oversized()
-            continue
-        on_line(line)
+HANDOVER_S = 0.002
+"""A call run on the reading thread that takes longer than this hands the reading to another thread."""
+WATCH_S = 0.001
+IDLE_S = 0.1
+
+
+class Relay:
+    """Reading stdin, passed from thread to thread so that the thread that read a call can run it.
+
+    A sequential client's calls then cost no hand-off between threads. While a call runs on the
+    reading thread nobody reads, so a watchdog gives the reading to a new thread once the call has
+    run for `HANDOVER_S`: a slow command holds up the next request by about that much, no more.
+    The watchdog polls only while calls are being run this way, and sleeps after `IDLE_S` without.
+    """
+
+    def __init__(self, stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_line = on_line
+        self._on_oversized = on_oversized
+        self._lock = threading.Lock()
+        self._reader: int | None = None  # the thread that reads now
+        self._busy_since = 0.0  # when the reader started running a call; 0 while it reads
+        self._last_call = 0.0
+        self._eof = threading.Event()
+        self._watching = False
+        self._wake_watchdog = threading.Lock()
+        self._wake_watchdog.acquire()
+        self._running: set[threading.Thread] = set()
+        self._watchdog: threading.Thread | None = None
+
+    def busy(self) -> bool:
+        """Whether a call runs on a thread that read it (the reader, or one that was)."""
+        return bool(self._running)
+
+    def run(self) -> None:
+        """Read until EOF, on this thread while it is the reader, then wait until whoever reads meets EOF."""
+        self._read()
+        self._eof.wait()
+
+    def run_here(self, call: Callable[[], None]) -> bool:
+        """Run `call` on this thread if it is the reader (True), else leave it to the caller (False)."""
+        me = threading.get_ident()
+        if self._reader != me:
+            return False
+        with self._lock:
+            self._busy_since = self._last_call = time.monotonic()
+            wake = not self._watching
+            self._watching = True
+        if wake:
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
+                self._watchdog.start()
+            else:
+                self._wake_watchdog.release()
+        thread = threading.current_thread()
+        self._running.add(thread)
+        try:
+            call()
+        finally:
+            self._running.discard(thread)
+            with self._lock:
+                self._busy_since = 0.0
+        return True
+
+    def wait_for_calls(self, timeout: float) -> None:
+        """Wait (up to `timeout` s) for calls still running on threads that were readers once."""
+        deadline = time.monotonic() + timeout
+        for thread in list(self._running):
+            if thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _read(self) -> None:
+        me = threading.get_ident()
+        self._reader = me
+        limit = wire.MAX_LINE_BYTES
+        stream = self._stream
+        while True:
+            try:
+                line = stream.readline(limit + 1)
+            except (OSError, ValueError):  # the client went away mid-line, or the stream was closed: the same as EOF
+                line = b""
+            if not line:
+                self._eof.set()
+                self._wake_watchdog_at_eof()
+                return
+            if len(line) > limit and not line.endswith(b"\n"):
+                while True:
+                    rest = stream.readline(65536)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                self._on_oversized()
+                continue
+            self._on_line(line)
+            if self._reader != me:
+                return  # a call ran too long here and another thread reads now
+
+    def _wake_watchdog_at_eof(self) -> None:
+        with self._lock:
+            parked = not self._watching and self._watchdog is not None
+            self._watching = True
+        if parked:
+            self._wake_watchdog.release()
+
+    def _watch(self) -> None:
+        while not self._eof.is_set():
+            time.sleep(WATCH_S)
+            with self._lock:
+                since = self._busy_since
+                now = time.monotonic()
+                if since and now - since >= HANDOVER_S:
+                    self._busy_since = 0.0
+                    self._reader = None  # taken from the busy thread: it stops reading when its call ends
+                    threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+                    continue
+                if since or now - self._last_call < IDLE_S:
+                    continue
+                self._watching = False
+            self._wake_watchdog.acquire()  # asleep until a call runs on the reader again
 
 
 def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Serve one client on stdin/stdout until stdin closes; returns the exit code."""
     writer = StdoutWriter(stdout if stdout is not None else protect_stdout())
     server = make_server(writer)
+    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized)
+    server.relay = relay
     try:
-        read_lines(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized)
+        relay.run()
     except KeyboardInterrupt:
         pass
     finally:

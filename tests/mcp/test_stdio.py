@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -111,3 +114,182 @@ def test_a_burst_of_pipelined_calls_is_answered_exactly_once_each(crm_home):
     ids = [json.loads(x)["id"] for x in out.splitlines()]
     assert sorted(ids, key=str) == sorted([*range(1, 301), "list"], key=str)
     assert all("result" in json.loads(x) for x in out.splitlines())
+
+
+WAITER_APP = '''
+import os
+import time
+
+from rata import App, Ctx, Mcp, command
+
+
+@command(can="lab.run")
+def wait_for(ctx: Ctx, path: str) -> str:
+    """Wait until the file exists (at most 20 s)."""
+    deadline = time.monotonic() + 20
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return "waited"
+
+
+@command(can="lab.run")
+def quick(ctx: Ctx) -> str:
+    """Answer at once."""
+    return "quick done"
+
+
+app = App("waiter", identifier="com.example.waiter").commands(wait_for, quick).mcp(Mcp().allow_abilities(["lab.*"]))
+'''
+
+
+class Waiter:
+    """`rata mcp serve` on an app whose `wait_for` runs until the test creates a file."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        app_file = tmp_path / "waiter_app.py"
+        app_file.write_text(WAITER_APP)
+        self.gate = tmp_path / "gate"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "rata", "mcp", "serve", "--app", str(app_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=subprocess_env(tmp_path / "home"),
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        with self.process.stdout:
+            for raw in self.process.stdout:
+                self.lines.put(raw)
+        self.lines.put(b"")
+
+    def send(self, message: dict) -> None:
+        self.process.stdin.write(line({"jsonrpc": "2.0", **message}))
+        self.process.stdin.flush()
+
+    def call(self, id: int, name: str, **arguments: str) -> None:
+        self.send({"id": id, "method": "tools/call", "params": {"_meta": META, "name": name, "arguments": arguments}})
+
+    def answer(self, timeout: float = 10) -> dict:
+        try:
+            return json.loads(self.lines.get(timeout=timeout))
+        except queue.Empty:
+            raise AssertionError(f"no answer within {timeout:g} s") from None
+
+    def open_gate(self) -> None:
+        self.gate.write_text("")
+
+    def finish(self) -> list[dict]:
+        """Close stdin (if not yet closed); every line the server still writes, until it exits."""
+        if not self.process.stdin.closed:
+            self.process.stdin.close()
+        self.process.wait(30)
+        rest = []
+        while (raw := self.lines.get(timeout=10)) != b"":
+            rest.append(json.loads(raw))
+        return rest
+
+
+def test_a_slow_call_holds_up_neither_requests_nor_calls_read_after_it(tmp_path):
+    server = Waiter(tmp_path)
+    server.call(1, "wait_for", path=str(server.gate))
+    server.send({"id": 2, "method": "tools/list", "params": {"_meta": META}})
+    server.call(3, "quick")
+    started = time.monotonic()
+    assert [server.answer()["id"], server.answer()["id"]] == [2, 3]
+    assert time.monotonic() - started < 5
+    server.open_gate()
+    assert server.answer() == {"jsonrpc": "2.0", "id": 1, "result": server_result("waited")}
+    assert server.finish() == []
+
+
+def test_a_slow_call_can_be_cancelled_and_is_never_answered(tmp_path):
+    server = Waiter(tmp_path)
+    server.call(1, "wait_for", path=str(server.gate))
+    server.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
+    server.call(2, "quick")
+    assert server.answer()["id"] == 2
+    server.open_gate()
+    server.call(3, "quick")
+    assert server.answer()["id"] == 3
+    assert server.finish() == []  # nothing for the cancelled call, ever
+
+
+def test_eof_while_a_slow_call_runs_still_answers_it_before_exiting(tmp_path):
+    server = Waiter(tmp_path)
+    server.call(1, "wait_for", path=str(server.gate))
+    server.process.stdin.close()
+    time.sleep(0.3)
+    server.open_gate()
+    assert [answer["id"] for answer in server.finish()] == [1]
+    assert server.process.returncode == 0
+
+
+def server_result(value: str) -> dict:
+    return {
+        "content": [{"type": "text", "text": json.dumps(value)}],
+        "structuredContent": value,
+        "resultType": "complete",
+        "_meta": {wire.META_SERVER: {"name": "waiter", "version": "0.0.0"}},
+    }
+
+
+def relay_over_a_pipe(handle):
+    """A Relay reading a pipe, run on a thread of its own; returns (relay, write end, the thread)."""
+    from rata.mcp.stdio import Relay
+
+    read_end, write_end = os.pipe()
+    reading = os.fdopen(read_end, "rb")
+    relay = Relay(reading, lambda line: handle(relay, line), lambda: None)
+
+    def run() -> None:
+        with reading:
+            relay.run()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return relay, os.fdopen(write_end, "wb", buffering=0), thread
+
+
+def test_calls_from_a_sequential_client_run_on_the_thread_that_read_them():
+    ran_on = []
+    done = threading.Event()
+
+    def handle(relay, line):
+        assert relay.run_here(lambda: ran_on.append(threading.get_ident()))
+        if len(ran_on) == 50:
+            done.set()
+
+    relay, pipe, thread = relay_over_a_pipe(handle)
+    for _ in range(50):
+        pipe.write(b"call\n")
+    assert done.wait(10)
+    pipe.close()
+    thread.join(10)
+    assert set(ran_on) == {thread.ident}  # no hand-off between threads, not once
+    assert not thread.is_alive()
+
+
+def test_a_call_that_runs_long_hands_the_reading_to_another_thread_and_finishes_on_its_own():
+    release, second = threading.Event(), threading.Event()
+    ran_on = {}
+
+    def handle(relay, line):
+        name = line.strip().decode()
+        if name == "slow":
+            relay.run_here(lambda: (ran_on.setdefault(name, threading.get_ident()), release.wait(10)))
+        else:
+            ran_on[name] = threading.get_ident()
+            second.set()
+
+    relay, pipe, thread = relay_over_a_pipe(handle)
+    pipe.write(b"slow\nnext\n")
+    assert second.wait(5)  # read while "slow" still runs
+    assert relay.busy()
+    assert ran_on["slow"] == thread.ident and ran_on["next"] != thread.ident
+    release.set()
+    pipe.close()
+    thread.join(10)
+    assert not thread.is_alive() and not relay.busy()
