@@ -11,9 +11,11 @@ Both eras on one process, as the specification allows:
 
 Once a non-discover modern request has been served the connection is modern: a later
 ``initialize`` gets -32022. Once ``initialize`` has been answered, enveloped requests get
--32600. Light methods run on the reading thread; ``tools/call`` and ``resources/read``
-run on worker threads, so a slow command never holds up other requests or a listen
-stream, and responses may come out of order. Every request is answered exactly once,
+-32600. Light methods run on the reading thread. ``tools/call`` and ``resources/read`` run
+on the reading thread too when nothing else runs and the transport can hand its reading on
+(`rata.mcp.stdio.Relay`: after 2 ms another thread reads), else on worker threads; so a slow
+command never holds up other requests or a listen stream for long, and responses may come out
+of order. Every request is answered exactly once,
 unless the client cancelled it.
 """
 
