@@ -368,9 +368,19 @@ def test_the_limits_table() -> None:
 
     from rata.mcp.server import Server
 
+    from rata.mcp.stdio import HANDOVER_S
+
     assert inspect.signature(Server).parameters["workers"].default == 8
+    assert HANDOVER_S == 0.002
     text = page()
-    for shown in ("| A message line | 4 MiB (4,194,304 bytes) |", "| Open `subscriptions/listen` streams | 1024 |", "| 8 worker threads |", "| A `requestState` | 10 minutes |"):
+    shown_limits = (
+        "| A message line | 4 MiB (4,194,304 bytes) |",
+        "| Open `subscriptions/listen` streams | 1024 |",
+        "| 9: one on the thread that read it, 8 on worker threads |",
+        "| A `requestState` | 10 minutes |",
+        "If it runs longer than 2 ms, another\nthread takes over reading",
+    )
+    for shown in shown_limits:
         assert shown in text
 
 
