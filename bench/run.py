@@ -355,6 +355,14 @@ def server_commands() -> dict[str, dict[str, list[str]]]:
     }
 
 
+class _Hung(Exception):
+    """Raised by SIGALRM when a block of round trips outlasts its time (`StdioClient.round_trips`)."""
+
+
+def _hung(signum: int, frame: Any) -> None:
+    raise _Hung
+
+
 class StdioClient:
     """An MCP client of one server process over its stdin and stdout: a line out, lines in until the answer.
 
@@ -404,6 +412,60 @@ class StdioClient:
                 raise self._fail("closed its stdout before answering")
             self._buf += chunk
 
+    def round_trips(self, requests: list[bytes], latencies: list[float] | None, timeout_s: float = 120.0) -> tuple[list[bytes], list[bytes]]:
+        """Each request in turn: write it, read bytes until its answer's line; the lines, as read.
+
+        Nothing is decoded here, and the reads block rather than poll: this is the loop the
+        throughput run times, so it does as little as a client can. A line naming a "method" is
+        the server's own (a notification, or a request to the client) and is skipped. Returns the
+        answer lines and the skipped ones: decode and check both afterwards (`message`). One
+        timer (SIGALRM) over the whole block stands in for a per-answer timeout.
+        """
+        write, read, clock = os.write, os.read, time.perf_counter
+        fd_in, fd_out, buf = self._in, self._out, self._buf
+        answers: list[bytes] = []
+        skipped: list[bytes] = []
+        previous = signal.signal(signal.SIGALRM, _hung)
+        signal.setitimer(signal.ITIMER_REAL, timeout_s)
+        try:
+            for data in requests:
+                sent = clock()
+                write(fd_in, data)
+                while True:
+                    end = buf.find(b"\n")
+                    if end < 0:
+                        chunk = read(fd_out, 65536)
+                        if not chunk:
+                            raise self._fail("closed its stdout before answering")
+                        buf += chunk
+                        continue
+                    line, buf = buf[:end], buf[end + 1 :]
+                    if not line or line.isspace():
+                        continue
+                    if b'"method"' in line:
+                        skipped.append(line)
+                        continue
+                    break
+                if latencies is not None:
+                    latencies.append(clock() - sent)
+                answers.append(line)
+        except _Hung:
+            raise self._fail(f"did not answer a block of {len(requests)} requests within {timeout_s:g} s") from None
+        except BrokenPipeError:
+            raise self._fail("closed its stdin before the last request") from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            self._buf = buf
+        return answers, skipped
+
+    def message(self, raw: bytes) -> Any:
+        """A line the server wrote, decoded (a line that is not JSON fails the run)."""
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise self._fail(f"wrote a line that is not JSON: {raw[:200]!r}") from None
+
     def encode(self, method: str, params: dict[str, Any] | None, *, modern: bool = True, notification: bool = False) -> tuple[int, bytes]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if not notification:
@@ -416,11 +478,7 @@ class StdioClient:
     def answer(self, request_id: int) -> dict[str, Any]:
         """The response to `request_id` (notifications and anything else in between are skipped)."""
         while True:
-            raw = self.line()
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                raise self._fail(f"wrote a line that is not JSON: {raw[:200]!r}") from None
+            message = self.message(self.line())
             if isinstance(message, dict) and message.get("id") == request_id and ("result" in message or "error" in message):
                 if "error" in message:
                     raise self._fail(f"answered request {request_id} with an error: {json.dumps(message['error'])[:500]}")
@@ -575,20 +633,14 @@ class CallSession:
             raise self.client._fail(f"answered call {k} of {self.tool} wrongly: {json.dumps(result)[:500]}")
 
     def run(self, count: int, timed: bool = True) -> None:
-        """The next `count` calls, one at a time: write the request, wait for its answer."""
-        client, lines, latencies = self.client, self.lines, self.latencies
+        """The next `count` calls, one at a time: write the request, wait for its answer; then check every answer."""
+        client, first = self.client, self.next
+        block = self.lines[first : first + count]
+        requests = [data for _, data in block]
         if timed:
             server_cpu_0, client_cpu_0 = _proc_cpu_s(self.pid), time.process_time()
             started = time.perf_counter()
-        for k in range(self.next, self.next + count):
-            request_id, data = lines[k]
-            sent = time.perf_counter()
-            client.write(data)
-            result = client.answer(request_id)
-            if timed:
-                latencies.append(time.perf_counter() - sent)
-            self._check(result, k)
-        self.next += count
+        answers, skipped = client.round_trips(requests, self.latencies if timed else None)
         if timed:
             self.elapsed += time.perf_counter() - started
             self.client_cpu += time.process_time() - client_cpu_0
@@ -597,6 +649,18 @@ class CallSession:
                 self.server_cpu += server_cpu_1 - server_cpu_0
             else:
                 self.server_cpu = None
+        self.next += count
+        for k, (request_id, _), raw in zip(range(first, first + count), block, answers):  # off the clock: every answer still checked
+            message = client.message(raw)
+            if not isinstance(message, dict) or message.get("id") != request_id or not ("result" in message or "error" in message):
+                raise client._fail(f"answered request {request_id} with another line: {raw[:300]!r}")
+            if "error" in message:
+                raise client._fail(f"answered request {request_id} with an error: {json.dumps(message['error'])[:500]}")
+            self._check(message["result"], k)
+        for raw in skipped:
+            message = client.message(raw)
+            if not isinstance(message, dict) or "method" not in message:
+                raise client._fail(f"wrote a line that is neither an answer nor a message of its own: {raw[:300]!r}")
 
     def finish(self) -> dict[str, Any]:
         if self.floor:
