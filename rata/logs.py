@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import sys
 import threading
@@ -36,18 +37,53 @@ BACKUPS = 5
 INFO = 20  # logging.INFO, without importing logging
 _ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _UTC = dt.timezone.utc
+_HEAD = frozenset({"ts", "level", "logger", "message"})
+_STRING = json.encoder.encode_basestring  # a str as JSON, as _ENCODE writes it (ensure_ascii=False)
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+if _C_ENCODER is not None:  # what _ENCODE runs, made once rather than per call (no circular check: the values are plain)
+    _FIELDS = _C_ENCODER(None, str, _STRING, None, ": ", ", ", False, False, True)
+
+    def _encode(value: Any) -> str:
+        return "".join(_FIELDS(value, 0))
+else:  # pragma: no cover - an interpreter without the C accelerator
+    _encode = _ENCODE
+
+_second: tuple[int, str] = (-1, "")
+"""The last whole second formatted: (seconds since the epoch, its ``YYYY-MM-DDTHH:MM:SS`` in UTC)."""
+_MILLIS = tuple(f".{ms:03d}+00:00" for ms in range(1000))
+
+
+def _date_time(second: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` in UTC for this second since the epoch, made once a second."""
+    global _second
+    cached = _second
+    if cached[0] != second:
+        cached = _second = (second, dt.datetime.fromtimestamp(second, _UTC).isoformat()[:19])
+    return cached[1]
+
+
+def timestamp(created: float) -> str:
+    """``datetime.fromtimestamp(created, utc).isoformat(timespec="milliseconds")``, with the date and time of day made once a second."""
+    fraction, whole = math.modf(created)
+    micros = round(fraction * 1e6)  # as datetime rounds a timestamp to microseconds: half to even
+    second = int(whole)
+    if micros >= 1_000_000:
+        second, micros = second + 1, micros - 1_000_000
+    elif micros < 0:
+        second, micros = second - 1, micros + 1_000_000
+    return _date_time(second) + _MILLIS[micros // 1000]
 
 
 def format_line(created: float, level: str, logger: str, message: str, extra: dict[str, Any]) -> str:
     """One entry: ts, level, logger, message, then the extra fields in their order."""
-    entry: dict[str, Any] = {
-        "ts": dt.datetime.fromtimestamp(created, _UTC).isoformat(timespec="milliseconds"),
-        "level": level,
-        "logger": logger,
-        "message": message,
-    }
-    entry.update(extra)
-    return _ENCODE(entry)
+    if extra and not _HEAD.isdisjoint(extra):  # an extra field named like one of the four takes its place
+        entry: dict[str, Any] = {"ts": timestamp(created), "level": level, "logger": logger, "message": message}
+        entry.update(extra)
+        return _encode(entry)
+    head = f'{{"ts": "{timestamp(created)}", "level": {_STRING(level)}, "logger": {_STRING(logger)}, "message": {_STRING(message)}'
+    if not extra:
+        return head + "}"
+    return f"{head}, {_encode(extra)[1:]}"
 
 
 class JsonLinesFile:
@@ -67,7 +103,10 @@ class JsonLinesFile:
 
     def write(self, line: str) -> None:
         """Append `line` and a newline; raises OSError when the file cannot be written."""
-        data = (line + "\n").encode("utf-8", "backslashreplace")  # a lone surrogate must not cost the line
+        self.append((line + "\n").encode("utf-8", "backslashreplace"))  # a lone surrogate must not cost the line
+
+    def append(self, data: bytes) -> None:
+        """Append `data`, whole lines, in one write; raises OSError when the file cannot be written."""
         with self._lock:
             fd = self._fd
             if fd is None:
@@ -102,6 +141,8 @@ class JsonLinesFile:
 
 _pending: dict[str, tuple[JsonLinesFile, int]] = {}
 """Loggers configured before `logging` was imported: name -> (file, level)."""
+_pending_files: dict[str, JsonLinesFile | None] = {}
+"""`_pending_file` by logger name, until `_pending` changes."""
 _files: dict[str, JsonLinesFile] = {}
 _classes: dict[str, type] = {}
 _lock = threading.Lock()
@@ -197,6 +238,7 @@ def sync() -> None:
         with _lock:
             pending = list(_pending.items())
             _pending.clear()
+            _pending_files.clear()
         for name, (file, level) in pending:
             _attach(name, file, level)
 
@@ -238,24 +280,65 @@ def log_info(logger: str, message: str, fields: dict[str, Any]) -> None:
     fields must be JSON values.
     """
     if "logging" not in sys.modules:
-        file = _pending_file(logger)
+        file = _pending_files.get(logger, False)
+        if file is False:
+            file = _pending_files[logger] = _pending_file(logger)
         if file is not None:
-            _write(file, logger, message, fields)
+            _write([file], logger, message, fields)
         return  # no handler: logging would drop an INFO record too
     sync()
     files = _plain_files(logger)
     if files is None:
         get_logger(logger).info(message, extra=fields, stacklevel=2)
         return
+    if files:
+        _write(files, logger, message, fields)
+
+
+_templates: dict[tuple[str, str, tuple[Any, ...]], tuple[str, tuple[str, ...]] | None] = {}
+"""`log_info`'s lines by (logger, message, field names): a %-template and the names in the order written."""
+
+
+def _template(logger: str, message: str, names: tuple[Any, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """The line `format_line` writes, with %s for the time and for each field's JSON; None when it cannot be one."""
+    if not all(type(name) is str for name in names) or not _HEAD.isdisjoint(names):
+        return None
+    ordered = tuple(sorted(names))
+    head = f'", "level": "INFO", "logger": {_STRING(logger)}, "message": {_STRING(message)}'.replace("%", "%%")
+    return '{"ts": "%s' + head + "".join(f", {_STRING(name)}: ".replace("%", "%%") + "%s" for name in ordered) + "}\n", ordered
+
+
+def _value(value: Any) -> str:
+    """A field's JSON, as `format_line` writes it."""
+    kind = type(value)
+    if kind is str:
+        return _STRING(value)
+    if kind is int or (kind is float and math.isfinite(value)):
+        return kind.__repr__(value)
+    return _encode(value)
+
+
+def _write(files: list[JsonLinesFile], logger: str, message: str, fields: dict[str, Any]) -> None:
+    key = (logger, message, tuple(fields))
+    shape = _templates.get(key, False)
+    if shape is False:
+        if len(_templates) >= 64:  # a bound, in case a caller's fields keep changing
+            _templates.clear()
+        shape = _templates[key] = _template(logger, message, key[2])
+    if shape is None:
+        line = format_line(time.time(), "INFO", logger, message, {name: fields[name] for name in sorted(fields)}) + "\n"
+    else:
+        template, names = shape
+        second, nanos = divmod(time.time_ns(), 1_000_000_000)
+        cached = _second
+        when = (cached[1] if cached[0] == second else _date_time(second)) + _MILLIS[nanos // 1_000_000]
+        line = template % (when, *[_STRING(value) if type(value) is str else _value(value) for value in map(fields.__getitem__, names)])
+    data = line.encode("utf-8", "backslashreplace")  # a lone surrogate must not cost the line
     for file in files:
-        _write(file, logger, message, fields)
-
-
-def _write(file: JsonLinesFile, logger: str, message: str, fields: dict[str, Any]) -> None:
-    try:
-        file.write(format_line(time.time(), "INFO", logger, message, {key: fields[key] for key in sorted(fields)}))
-    except OSError as error:
-        sys.stderr.write(f"rata: cannot write the log {file.path}: {error}\n")
+        try:
+            file.append(data)
+        except OSError as error:
+            sys.stderr.write(f"rata: cannot write the log {file.path}: {error}\n")
 
 
 def _pending_file(logger: str) -> JsonLinesFile | None:
@@ -310,6 +393,7 @@ def configure_logging(folder: AppFolder, name: str, level: int = INFO) -> loggin
             file = _files[path] = JsonLinesFile(path)
         if "logging" not in sys.modules:
             _pending[name] = _pending["rata"] = (file, level)
+            _pending_files.clear()
             return None
     sync()
     _attach("rata", file, level)
