@@ -25,7 +25,7 @@ from rata.dispatch import CommandRequest, Middleware, Origin
 from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
 from rata.events import Events
 from rata.folder import AppFolder, default_location
-from rata.live import LiveRegistry
+from rata.live import LiveRegistry, TableTracker
 from rata.logs import sync as sync_logging
 from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
 from rata.ratelimit import RateLimit
@@ -362,6 +362,8 @@ class _Connection(sqlite3.Connection):
         """Report to ``local.tracker`` (this thread's command), from now on."""
         self._local = local
         self._reports: dict[str, set[Report]] = {}
+        self._tables: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}
+        """For each SQL text, the tables its reports name, with how many reports that was worked out from."""
         self._learning: set[Report] | None = None
         self.set_authorizer(self._authorize)
 
@@ -381,13 +383,20 @@ class _Connection(sqlite3.Connection):
         if reports is None:
             if len(self._reports) >= self.MAX_REMEMBERED:
                 self._reports.clear()
+                self._tables.clear()
                 self.set_authorizer(self._authorize)  # expires every prepared statement: each reports again
             reports = self._reports[sql] = set()
         self._learning = reports
         tracker = self._local.tracker
-        if tracker is not None:
-            for report in list(reports):
-                tracker(*report)
+        if tracker is not None and reports:
+            if type(tracker) is TableTracker:  # a command's own tracker: the tables, worked out once per text
+                tables = self._tables.get(sql)
+                if tables is None or tables[0] != len(reports):  # reports only grow (a statement prepared anew)
+                    tables = self._tables[sql] = (len(reports), *TableTracker.tables(reports))
+                tracker.add(tables[1], tables[2])
+            else:
+                for report in list(reports):
+                    tracker(*report)
         return reports
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 _READ = sqlite3.SQLITE_READ
 _WRITES = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
@@ -31,6 +31,19 @@ class TableTracker:
             elif action in _WRITES:
                 self.writes.add(arg1)
         return sqlite3.SQLITE_OK
+
+    @staticmethod
+    def tables(reports: Iterable[tuple[int, str | None, str | None, str | None, str | None]]) -> tuple[frozenset[str], frozenset[str]]:
+        """The tables these authorizer reports read and write, as a tracker hearing them would record them."""
+        tracker = TableTracker()
+        for report in reports:
+            tracker(*report)
+        return frozenset(tracker.reads), frozenset(tracker.writes)
+
+    def add(self, reads: frozenset[str], writes: frozenset[str]) -> None:
+        """Record these tables as read and written (what `tables` found in reports heard before)."""
+        self.reads.update(reads)
+        self.writes.update(writes)
 
 
 class LiveRegistry:

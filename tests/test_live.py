@@ -32,3 +32,22 @@ def test_a_write_affects_only_the_live_queries_that_read_what_it_wrote():
     assert registry.affects("customers_index", frozenset({"customers"}))
     assert not registry.affects("customers_index", frozenset({"orders"}))
     assert registry.affects("never_ran", frozenset({"orders"}))  # unknown reads: assume it may change
+
+
+def test_a_tracker_of_its_own_hears_every_remembered_report_of_a_kept_statement(crm_app):
+    import sqlite3
+
+    crm_app.migrate()
+    for _ in range(2):
+        heard: list[tuple] = []
+
+        def tracker(*report):
+            heard.append(report)
+            return sqlite3.SQLITE_OK
+
+        crm_app.track_tables(tracker)
+        try:
+            crm_app.database().execute("SELECT count(*) FROM customers").fetchone()
+        finally:
+            crm_app.track_tables(None)
+        assert (sqlite3.SQLITE_READ, "customers") in {report[:2] for report in heard}
