@@ -62,7 +62,10 @@ def from_json_fields(fields: list[tuple[str, Node, bool]], values: Any) -> dict[
     out: dict[str, Any] = {}
     for name, node, required in fields:
         if name in values:
-            out[name] = _in(node, values[name], name, errors)
+            if type(node) is Scalar:  # the most common argument, without a step through _in
+                out[name] = _scalar_in(node.kind, values[name], name, errors)
+            else:
+                out[name] = _in(node, values[name], name, errors)
         elif required:
             errors.setdefault(name, []).append("is required")
     if len(out) != len(values):  # some names are not parameters
@@ -315,59 +318,71 @@ class Mismatch(Exception):
     """A result did not match its declared type; the message says where and how."""
 
 
-def to_json(node: Node, value: Any, path: str = "result") -> Any:  # noqa: C901 - one branch per node kind
+def to_json(node: Node, value: Any, path: str = "result") -> Any:
     """Plain JSON values for `value`, checked against `node`."""
-    if isinstance(node, AnnotatedNode):
-        return to_json(node.inner, value, path)
-    if isinstance(node, Scalar):
-        return _scalar_out(node.kind, value, path)
-    if isinstance(node, Special):
-        return _special_out(node.kind, value, path)
-    if isinstance(node, LiteralNode):
-        raw = value.value if isinstance(value, enum.Enum) else value
-        if any(_same_json(raw, option) for option in node.values):
-            return raw
-        raise Mismatch(f"{path} is {value!r}, not one of {_show(node.values)}")
-    if isinstance(node, EnumNode):
-        if isinstance(value, node.cls):
-            return value.value
-        if any(_same_json(value, v) for v in node.values):
-            return value
-        raise Mismatch(f"{path} is {value!r}, not a {node.cls.__name__}")
-    if isinstance(node, ListNode):
-        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-            raise Mismatch(f"{path} is {type(value).__name__}, not a sequence")
-        items = [to_json(node.item, item, f"{path}[{i}]") for i, item in enumerate(value)]
-        if isinstance(value, (set, frozenset)):
-            items.sort(key=_sort_key)
-        return items
-    if isinstance(node, TupleNode):
-        if not isinstance(value, (tuple, list)) or len(value) != len(node.items):
-            raise Mismatch(f"{path} is {value!r}, not a tuple of {len(node.items)}")
-        return [to_json(n, item, f"{path}[{i}]") for i, (n, item) in enumerate(zip(node.items, value))]
-    if isinstance(node, DictNode):
-        if not isinstance(value, dict):
-            raise Mismatch(f"{path} is {type(value).__name__}, not a dict")
-        return {str(k.value if isinstance(k, enum.Enum) else k): to_json(node.value, v, _join(path, str(k))) for k, v in value.items()}
-    if isinstance(node, ObjectNode):
-        return _object_out(node, value, path)
-    if isinstance(node, UnionNode):
-        for option in node.options:
-            try:
-                return to_json(option, value, path)
-            except Mismatch:
-                continue
-        raise Mismatch(f"{path} is {type(value).__name__}, which matches none of {describe_union(node)}")
-    if isinstance(node, AnyNode):
-        return _plain_json(value, path)
-    raise TypeError(f"unknown node {node!r}")  # pragma: no cover
+    out = _OUT.get(type(node))
+    if out is None:  # a subclass of a node kind: the first kind it is an instance of
+        out = next((out for kind, out in _OUT.items() if isinstance(node, kind)), None)
+        if out is None:
+            raise TypeError(f"unknown node {node!r}")  # pragma: no cover
+    return out(node, value, path)
+
+
+def _annotated_out(node: AnnotatedNode, value: Any, path: str) -> Any:
+    return to_json(node.inner, value, path)
+
+
+def _literal_out(node: LiteralNode, value: Any, path: str) -> Any:
+    raw = value.value if isinstance(value, enum.Enum) else value
+    if any(_same_json(raw, option) for option in node.values):
+        return raw
+    raise Mismatch(f"{path} is {value!r}, not one of {_show(node.values)}")
+
+
+def _enum_out(node: EnumNode, value: Any, path: str) -> Any:
+    if isinstance(value, node.cls):
+        return value.value
+    if any(_same_json(value, v) for v in node.values):
+        return value
+    raise Mismatch(f"{path} is {value!r}, not a {node.cls.__name__}")
+
+
+def _list_out(node: ListNode, value: Any, path: str) -> list[Any]:
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise Mismatch(f"{path} is {type(value).__name__}, not a sequence")
+    items = [to_json(node.item, item, f"{path}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, (set, frozenset)):
+        items.sort(key=_sort_key)
+    return items
+
+
+def _tuple_out(node: TupleNode, value: Any, path: str) -> list[Any]:
+    if not isinstance(value, (tuple, list)) or len(value) != len(node.items):
+        raise Mismatch(f"{path} is {value!r}, not a tuple of {len(node.items)}")
+    return [to_json(n, item, f"{path}[{i}]") for i, (n, item) in enumerate(zip(node.items, value))]
+
+
+def _dict_out(node: DictNode, value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise Mismatch(f"{path} is {type(value).__name__}, not a dict")
+    return {str(k.value if isinstance(k, enum.Enum) else k): to_json(node.value, v, _join(path, str(k))) for k, v in value.items()}
+
+
+def _union_out(node: UnionNode, value: Any, path: str) -> Any:
+    for option in node.options:
+        try:
+            return to_json(option, value, path)
+        except Mismatch:
+            continue
+    raise Mismatch(f"{path} is {type(value).__name__}, which matches none of {describe_union(node)}")
 
 
 _EXACT = {"string": str, "integer": int, "boolean": bool, "null": type(None)}
 """The Python type `to_json` hands back unchanged, for each scalar kind (a number may need checking)."""
 
 
-def _scalar_out(kind: str, value: Any, path: str) -> Any:
+def _scalar_out(node: Scalar, value: Any, path: str) -> Any:
+    kind = node.kind
     if kind == "string" and isinstance(value, str):
         return value
     if kind == "boolean" and isinstance(value, bool):
@@ -383,7 +398,8 @@ def _scalar_out(kind: str, value: Any, path: str) -> Any:
     raise Mismatch(f"{path} is {type(value).__name__} {_short(value)}, not {_JSON_NAMES[kind]}")
 
 
-def _special_out(kind: str, value: Any, path: str) -> str:
+def _special_out(node: Special, value: Any, path: str) -> str:
+    kind = node.kind
     expected = _special_type(kind)
     if not isinstance(value, expected) or (kind == "date" and isinstance(value, dt.datetime)):
         raise Mismatch(f"{path} is {type(value).__name__}, not {SPECIAL_WORDS[kind]}")
@@ -437,15 +453,38 @@ def _object_out(node: ObjectNode, value: Any, path: str) -> dict[str, Any]:
         return out
     if not isinstance(value, node.cls):
         raise Mismatch(f"{path} is {type(value).__name__}, not a {node.name}")
+    plan = node.plan
+    if plan is None or len(plan) != len(node.fields):
+        plan = node.plan = _plan(node)
     out = {}
-    for field in node.fields:
-        item = getattr(value, field.name, None)
-        node_in = field.node
-        if type(node_in) is Scalar and type(item) is _EXACT.get(node_in.kind):  # nothing to convert or check
-            out[field.name] = item
+    for name, exact, field_node in plan:
+        item = getattr(value, name, None)
+        if type(item) is exact:  # a plain scalar of the field's type: nothing to convert or check
+            out[name] = item
         else:
-            out[field.name] = to_json(node_in, item, _join(path, field.name))
+            out[name] = to_json(field_node, item, _join(path, name))
     return out
+
+
+def _plan(node: ObjectNode) -> tuple[tuple[str, type | None, Node], ...]:
+    """Each field's name, the type a value of it is taken unchanged as (a scalar field's), and its node."""
+    return tuple((field.name, _EXACT.get(field.node.kind) if type(field.node) is Scalar else None, field.node) for field in node.fields)
+
+
+_OUT = {
+    AnnotatedNode: _annotated_out,
+    Scalar: _scalar_out,
+    Special: _special_out,
+    LiteralNode: _literal_out,
+    EnumNode: _enum_out,
+    ListNode: _list_out,
+    TupleNode: _tuple_out,
+    DictNode: _dict_out,
+    ObjectNode: _object_out,
+    UnionNode: _union_out,
+    AnyNode: lambda node, value, path: _plain_json(value, path),  # noqa: ARG005
+}
+"""`to_json`'s work for each node kind, in the order an instance is matched (for subclasses)."""
 
 
 def _plain_json(value: Any, path: str) -> Any:

@@ -80,7 +80,7 @@ class Node:
     __slots__ = ()
 
     def __repr__(self) -> str:
-        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__ if name != "fields")
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__ if name not in ("fields", "plan"))
         return f"{type(self).__name__}({values})"
 
 
@@ -172,13 +172,15 @@ class FieldNode:
 class ObjectNode(Node):
     """A dataclass, TypedDict or NamedTuple: an object with known fields."""
 
-    __slots__ = ("cls", "kind", "fields", "description")
+    __slots__ = ("cls", "kind", "fields", "description", "plan")
 
     def __init__(self, cls: type, kind: str, fields: list[FieldNode] | None = None, description: str = "") -> None:
         self.cls = cls
         self.kind = kind  # "dataclass" | "typeddict" | "namedtuple"
         self.fields: list[FieldNode] = fields if fields is not None else []
         self.description = description
+        self.plan: Any = None
+        """`rata.convert`'s per-field work for results of this type, made on first use."""
 
     @property
     def name(self) -> str:

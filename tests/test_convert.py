@@ -518,6 +518,24 @@ def test_a_json_value_result_is_made_plain() -> None:
     assert to_json(node_of(JsonValue), {"line": Line("A", 2), "pair": (1, 2), 3: None}) == {"line": {"sku": "A", "qty": 2}, "pair": [1, 2], "3": None}
 
 
+def test_an_object_result_is_checked_field_by_field_on_every_call() -> None:
+    node = node_of(Line)
+    assert to_json(node, Line("A", 2)) == {"sku": "A", "qty": 2}
+    with pytest.raises(Mismatch, match=r"^result\.qty is str '2', not an integer$"):
+        to_json(node, Line("A", "2"))  # type: ignore[arg-type]
+
+
+def test_a_subclass_of_a_node_kind_comes_out_as_that_kind() -> None:
+    from rata.typemodel import Scalar
+
+    class Text(Scalar):
+        __slots__ = ()
+
+    assert to_json(Text("string"), "a") == "a"
+    with pytest.raises(Mismatch):
+        to_json(Text("string"), 1)
+
+
 def test_a_typeddict_result_leaves_out_missing_optional_keys() -> None:
     assert to_json(node_of(Draft), {"title": "t"}) == {"title": "t"}
 
