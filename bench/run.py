@@ -105,9 +105,7 @@ def check_peers(scratch: Scratch) -> dict[str, str]:
         if not (BIN / script).is_file():
             raise BenchError(f"the console script {BIN / script} does not exist; run bench/run.py with the venv's python (.venv/bin/python).")
     # Imported in a child: this process only starts others, and reads no framework.
-    probe = subprocess.run(
-        [sys.executable, "-c", "import fastmcp, mcp.server.mcpserver, rata"], capture_output=True, text=True, env=scratch.env
-    )
+    probe = subprocess.run([sys.executable, "-c", "import fastmcp, mcp.server.mcpserver, rata"], capture_output=True, text=True, env=scratch.env)
     if probe.returncode != 0:
         raise BenchError(f"fastmcp, mcp.server.mcpserver (the SDK peer needs mcp>=2) or rata cannot be imported:\n{probe.stderr[-2000:]}")
     return versions
@@ -341,7 +339,15 @@ ECHO = (
     "    out.write(json.dumps({'jsonrpc': '2.0', 'id': json.loads(line)['id'], 'result': {}}).encode() + b'\\n')\n"
     "    out.flush()\n"
 )
-SERVER_NAMES = {"rata": "rata", "rata-legacy": "rata", "fastmcp": "FastMCP", "sdk": "MCP SDK (MCPServer)", "floor": "floor"}
+SERVER_NAMES = {
+    "rata": "rata",
+    "rata-legacy": "rata",
+    "rata-fresh": "rata, no manifest (the first start after a change)",
+    "fastmcp": "FastMCP",
+    "sdk": "MCP SDK (MCPServer)",
+    "floor": "floor",
+}
+MANIFEST_GLOB = "*.rata-mcp.json"  # rata.mcp.manifest.SUFFIX
 
 
 def server_commands() -> dict[str, dict[str, list[str]]]:
@@ -568,8 +574,15 @@ def _check_listed(name: str, result: dict[str, Any]) -> list[Any]:
 
 
 def cold_start(scratch: Scratch, name: str, argv: list[str], legacy: bool) -> dict[str, Any]:
-    """Spawn the server, send what a client sends first, stop the clock when tools/list is answered, kill it."""
+    """Spawn the server, send what a client sends first, time the answer to tools/list, then to a first tools/call; kill it.
+
+    ``rata-fresh`` is rata with its manifest deleted first: the start after the app's code changed.
+    """
+    if name == "rata-fresh":
+        for manifest in (scratch.root / "pycache").rglob(MANIFEST_GLOB):
+            manifest.unlink()
     client = StdioClient(name, argv, scratch.env, ROOT, scratch.root / f"{name}.stderr")
+    modern = not legacy
     if legacy:  # 2025-11-25: initialize, its answer, notifications/initialized, tools/list
         init = client.request("initialize", LEGACY_INIT, modern=False)
         if init.get("protocolVersion") != "2025-11-25":
@@ -579,8 +592,14 @@ def cold_start(scratch: Scratch, name: str, argv: list[str], legacy: bool) -> di
     else:  # 2026-07-28: the enveloped tools/list is the first and only message
         listed = client.request("tools/list", {})
     wall = time.perf_counter() - client.started
+    first_call = None
+    if name != "floor":  # then the first call, which needs the app's code (and database) for real
+        called = client.request("tools/call", {"name": "customers_index", "arguments": {}}, modern=modern)
+        first_call = time.perf_counter() - client.started
+        if called.get("isError") or "content" not in called:
+            raise client._fail(f"answered the first customers_index call wrongly: {json.dumps(called)[:300]}")
     cpu = client.kill()
-    return {"wall_s": wall, "cpu_s": cpu, "shape": None if name == "floor" else _check_listed(name, listed)}
+    return {"wall_s": wall, "first_call_s": first_call, "cpu_s": cpu, "shape": None if name == "floor" else _check_listed(name, listed)}
 
 
 class CallSession:
@@ -727,12 +746,12 @@ def bench_calls(scratch: Scratch, commands: dict[str, dict[str, list[str]]], too
 
 def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_calls: int, tool: str, blocks: int) -> dict[str, Any]:
     commands = server_commands()
-    cold_order = ["rata", "rata-legacy", "fastmcp", "sdk", "floor"]
+    cold_order = ["rata", "rata-legacy", "rata-fresh", "fastmcp", "sdk", "floor"]
     run_child([str(BIN / "crm"), "--migrate"], scratch.env, ROOT, rss=False)  # the app's database, in RATA_HOME
     started = time.perf_counter()
 
     def cold_argv(name: str) -> list[str]:
-        return commands["rata" if name == "rata-legacy" else name]["cold"]
+        return commands["rata" if name.startswith("rata") else name]["cold"]
 
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in cold_order}
     shapes: dict[str, list[Any]] = {}
@@ -752,6 +771,8 @@ def bench_server(scratch: Scratch, runs: int, warmups: int, calls: int, warmup_c
     for name, rows in samples.items():
         walls, cpus = [r["wall_s"] for r in rows], [r["cpu_s"] for r in rows]
         cold[name] = {"wall_s": summary(walls), "cpu_s": summary(cpus), "wall_runs_s": walls}
+        if name != "floor":
+            cold[name]["first_call_s"] = summary([r["first_call_s"] for r in rows])
     cold["elapsed_s"] = time.perf_counter() - started
     out: dict[str, Any] = {"cold": cold}
     print(f"server: {calls} tools/call {tool} round trips on each server, in {blocks} turns ...", file=sys.stderr, flush=True)
@@ -785,8 +806,7 @@ def render(results: dict[str, Any]) -> str:
     v = results["versions"]
     m = results["machine"]
     lines.append(
-        f"Machine: {m['nproc']} cores ({m['cpu']}), Python {m['python']}, {m['platform']}; "
-        f"1-min load average at start {m['loadavg_1min_at_start']:.2f}"
+        f"Machine: {m['nproc']} cores ({m['cpu']}), Python {m['python']}, {m['platform']}; 1-min load average at start {m['loadavg_1min_at_start']:.2f}"
     )
     lines.append(f"Versions: rata {v['rata-toolkit']}, fastmcp {v['fastmcp']}, mcp {v['mcp']}, pydantic {v['pydantic']}")
     lines.append(f"Command: `{results['command']}`")
@@ -856,10 +876,7 @@ def render(results: dict[str, Any]) -> str:
             lines.append("")
             lines.append(f"Target: rata under {_s(CODEGEN_TARGET_S)} for {cg['count']:,} commands (median total): **{verdict}** ({_s(base)}).")
         lines.append("All peers listed the same tool names, argument names and required arguments (checked by digest).")
-        lines.append(
-            "rata's JSON is its whole catalog (tools, resources, every command); "
-            'tools-only JSON is `{"tools": [...]}` alone, as the peers write it.'
-        )
+        lines.append('rata\'s JSON is its whole catalog (tools, resources, every command); tools-only JSON is `{"tools": [...]}` alone, as the peers write it.')
     if "end_to_end" in results:
         e2e = results["end_to_end"]
         lines.append("")
@@ -876,8 +893,7 @@ def render(results: dict[str, Any]) -> str:
         lines.append("")
         ratio = by[("fastmcp inspect", SMALL)]["wall_s"]["median"] / by[("rata inspect", SMALL)]["wall_s"]["median"]
         lines.append(
-            f"fastmcp inspect / rata mcp inspect at {SMALL} commands: {_x(ratio)}. "
-            "`rata mcp inspect` also lints the surface; `rata codegen` does not."
+            f"fastmcp inspect / rata mcp inspect at {SMALL} commands: {_x(ratio)}. `rata mcp inspect` also lints the surface; `rata codegen` does not."
         )
     if "server" in results:
         sv = results["server"]
@@ -889,22 +905,29 @@ def render(results: dict[str, Any]) -> str:
             f"({cold['runs']} runs each after {cold['warmups']} untimed round(s), alternating)"
         )
         lines.append("")
-        lines.append("| server | first messages | wall, median | wall, min | wall, max | CPU, median | median / rata's (2026-07-28) |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|")
+        lines.append(
+            "| server | first messages | wall, median | wall, min | wall, max | median / rata's (2026-07-28) "
+            "| then the first `tools/call`, answered at (median) | CPU, median |"
+        )
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
         requests = {
             "rata": "2026-07-28 `tools/list`",
             "rata-legacy": "2025-11-25 `initialize`, `notifications/initialized`, `tools/list`",
+            "rata-fresh": "2026-07-28 `tools/list`",
             "fastmcp": "2026-07-28 `tools/list`",
             "sdk": "2026-07-28 `tools/list`",
             "floor": "any line",
         }
-        for name in ("rata", "rata-legacy", "fastmcp", "sdk", "floor"):
+        for name in ("rata", "rata-legacy", "rata-fresh", "fastmcp", "sdk", "floor"):
+            if name not in cold:
+                continue  # a results file from before the row existed
             row = cold[name]
             w = row["wall_s"]
             label = f"{SERVER_NAMES[name]}: `{cold['commands'][name] if name != 'floor' else 'python -c <echo loop>'}`"
             ratio = _x(w["median"] / base) if name not in ("rata",) else "1.00x"
+            first = _s(row["first_call_s"]["median"]) if "first_call_s" in row else ""
             lines.append(
-                f"| {label} | {requests[name]} | **{_s(w['median'])}** | {_s(w['min'])} | {_s(w['max'])} | {_s(row['cpu_s']['median'])} | {ratio} |"
+                f"| {label} | {requests[name]} | **{_s(w['median'])}** | {_s(w['min'])} | {_s(w['max'])} | {ratio} | {first} | {_s(row['cpu_s']['median'])} |"
             )
         f_ratio = cold["fastmcp"]["wall_s"]["median"] / base
         lines.append("")
@@ -914,7 +937,10 @@ def render(results: dict[str, Any]) -> str:
         )
         lines.append(
             "Every server answered the enveloped 2026-07-28 `tools/list` as its first message, and all three listed the same tools, "
-            "argument names and required arguments. CPU is the server's until it was stopped, right after its answer. "
+            "argument names and required arguments. rata answers it from the app's manifest while the app loads (docs/mcp.md, "
+            "Start-up); the `no manifest` row deletes the manifest before each start, as a change to the app's code would. "
+            "After the list, each server gets one `tools/call` `customers_index`, which needs the app's code: that column is "
+            "spawn to its answer. CPU is the server's until it was stopped, right after that answer. "
             "The floor is a Python process that answers any line."
         )
         lines.append("")
@@ -924,8 +950,7 @@ def render(results: dict[str, Any]) -> str:
         )
         lines.append("")
         lines.append(
-            "| server | calls/s | latency p50 | latency p99 | server CPU per call | peak RSS "
-            "| rata's calls/s ÷ this | this p50 / rata's | this RSS / rata's |"
+            "| server | calls/s | latency p50 | latency p99 | server CPU per call | peak RSS | rata's calls/s ÷ this | this p50 / rata's | this RSS / rata's |"
         )
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         r = calls["rata"]
@@ -973,8 +998,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000, help="timed tools/call round trips per MCP server (default 2000)")
     parser.add_argument("--warmup-calls", type=int, default=100, help="untimed tools/call round trips before them (default 100)")
     parser.add_argument("--blocks", type=int, default=10, help="the timed calls are made in this many turns per server, alternating (default 10)")
-    parser.add_argument("--server-tool", choices=("customers_show", "customers_store"), default="customers_show",
-                        help="the tool called in the throughput run (default customers_show of a stored customer)")
+    parser.add_argument(
+        "--server-tool",
+        choices=("customers_show", "customers_store"),
+        default="customers_show",
+        help="the tool called in the throughput run (default customers_show of a stored customer)",
+    )
     parser.add_argument(
         "--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run, 3 cold starts and 500 calls per server"
     )
