@@ -72,14 +72,16 @@ class Mcp:
         if ability is None:
             return None
         key = (ability, len(self.grant.patterns), len(self.confirm_grant.patterns))
-        if key not in self._memo:  # grants only grow, so the pattern counts say when to look again
+        access = self._memo.get(key, False)
+        if access is False:  # grants only grow, so the pattern counts say when to look again
             if self.confirm_grant.allows(ability):
-                self._memo[key] = CONFIRM
+                access = CONFIRM
             elif self.grant.allows(ability):
-                self._memo[key] = ALLOW
+                access = ALLOW
             else:
-                self._memo[key] = None
-        return self._memo[key]
+                access = None
+            self._memo[key] = access
+        return access
 
     def patterns(self) -> list[tuple[str, str]]:
         """Every granted pattern with its kind, in the order given."""
@@ -255,7 +257,7 @@ class App:
 
     def dispatch(self, request: CommandRequest) -> Any:
         """Run one command through grants, middleware, validation; return its JSON result."""
-        spec = self.spec(request.command)
+        spec = self.specs.get(request.command) or self.spec(request.command)
         self._authorize(spec, request)
         if not self.middleware:
             return self._run(spec, request)
@@ -273,7 +275,7 @@ class App:
         if origin.kind == "internal":
             return
         if origin.kind == "agent":
-            access = self.agent_access(spec)
+            access = self.mcp_config.access(spec.can) if self.mcp_config is not None else None  # agent_access, one call less
             if access is None:
                 raise ForbiddenError(
                     f"The command {spec.name!r} is not available to agents.",
@@ -321,17 +323,18 @@ class App:
                 value = _run_coroutine(value)
         except BaseException:
             if ctx._db is not None:
-                self.track_tables(None)
+                self._local.tracker = None
                 if ctx._db.in_transaction:
                     ctx._db.rollback()
             raise
         if ctx._db is not None:
-            self.track_tables(None)
+            self._local.tracker = None
             if ctx._db.in_transaction:
                 ctx._db.commit()
             if spec.live:
                 self.live.record_reads(spec.name, ctx.tables.reads)
-            self.live.changed(ctx.tables.writes)
+            if ctx.tables.writes:
+                self.live.changed(ctx.tables.writes)
         try:
             return to_json(spec.returns, value)
         except Mismatch as mismatch:
@@ -400,10 +403,10 @@ class _Connection(sqlite3.Connection):
         return reports
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        return self.cursor().execute(sql, parameters)
+        return sqlite3.Connection.cursor(self, _Cursor).execute(sql, parameters)
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        return self.cursor().executemany(sql, parameters)
+        return sqlite3.Connection.cursor(self, _Cursor).executemany(sql, parameters)
 
     def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # type: ignore[override]
         return super().cursor(factory or _Cursor)
