@@ -669,7 +669,7 @@ class CallSession:
             else:
                 self.server_cpu = None
         self.next += count
-        for k, (request_id, _), raw in zip(range(first, first + count), block, answers):  # off the clock: every answer still checked
+        for k, (request_id, _), raw in zip(range(first, first + count), block, answers, strict=True):  # off the clock: every answer checked
             message = client.message(raw)
             if not isinstance(message, dict) or message.get("id") != request_id or not ("result" in message or "error" in message):
                 raise client._fail(f"answered request {request_id} with another line: {raw[:300]!r}")

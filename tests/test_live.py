@@ -38,13 +38,14 @@ def test_a_tracker_of_its_own_hears_every_remembered_report_of_a_kept_statement(
     import sqlite3
 
     crm_app.migrate()
+    heard: list[tuple] = []
+
+    def tracker(*report):
+        heard.append(report)
+        return sqlite3.SQLITE_OK
+
     for _ in range(2):
-        heard: list[tuple] = []
-
-        def tracker(*report):
-            heard.append(report)
-            return sqlite3.SQLITE_OK
-
+        heard.clear()
         crm_app.track_tables(tracker)
         try:
             crm_app.database().execute("SELECT count(*) FROM customers").fetchone()
