@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rata.app import App
+    from rata.folder import AppFolder
     from rata.mcp.manifest import Manifest
 
 
@@ -97,26 +98,34 @@ def resolve_app(app: App | str) -> App:
 
 
 def serve_mcp(app: App | str) -> int:
-    """MCP on stdio until the client closes stdin: piped to the running app if there is one, else served here."""
+    """MCP on stdio until the client closes stdin: piped to the running app if there is one, else served here.
+
+    With the app given by reference and its manifest good, neither way imports the app first:
+    the pipe never needs it, and the headless server loads it on a thread (`rata.mcp.loading`).
+    """
+    from rata.folder import AppFolder
+
     ref = app if isinstance(app, str) else None
     if ref is not None:
         from rata.mcp import manifest
 
         found = manifest.read(ref)
-        if found is not None and not os.path.exists(os.path.join(found.folder_location(), MCP_SOCKET)):
+        if found is not None:
+            folder = AppFolder(found.folder_location())
+            configure_logging(folder, found.name)
+            connection = _running_app(folder, found.name)
+            if connection is not None:
+                return _pipe(connection, found.name)
             return _serve_from_manifest(found)
     app = resolve_app(app)
     configure_logging(app.folder, app.name)
-    connection = _running_app(app)
+    connection = _running_app(app.folder, app.name)
     if connection is not None:
-        from rata.mcp.shim import pipe
-        from rata.mcp.stdio import protect_stdout
+        if ref is not None:  # on a thread, while piping: so that the next start need not import the app
+            import threading
 
-        sys.stderr.write(f"{app.name}: connected to the running app; the agent works in it\n")
-        how = pipe(connection, sys.stdin.buffer, protect_stdout())
-        if how == "app closed":
-            sys.stderr.write(f"{app.name}: the running app closed the connection (it stopped?)\n")
-        return 0
+            threading.Thread(target=_write_manifest, args=(ref, app), name="rata-manifest").start()  # finished before exit
+        return _pipe(connection, app.name)
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import serve
 
@@ -133,27 +142,47 @@ def serve_mcp(app: App | str) -> int:
     return serve(make_server)
 
 
+def _write_manifest(ref: str, app: App) -> None:
+    from rata.mcp import manifest
+    from rata.mcp.app_server import AppServer
+
+    app_server = AppServer(app, send=lambda data: None)
+    try:
+        manifest.write(ref, app, app_server.offer())
+    finally:
+        app_server.server.close()
+
+
 def _serve_from_manifest(found: Manifest) -> int:
     """Serve headless, answering the first requests from the manifest while the app loads."""
-    from rata.folder import AppFolder
     from rata.mcp.loading import LoadingServer
     from rata.mcp.stdio import serve
 
-    configure_logging(AppFolder(found.folder_location()), found.name)
     sys.stderr.write(f"{found.name}: no running app; serving MCP headless (no window)\n")
     return serve(lambda send: LoadingServer(found, lambda: resolve_app(found.ref), send=send).server)
 
 
-def _running_app(app: App) -> object | None:
+def _pipe(connection: Any, name: str) -> int:
+    from rata.mcp.shim import pipe
+    from rata.mcp.stdio import protect_stdout
+
+    sys.stderr.write(f"{name}: connected to the running app; the agent works in it\n")
+    how = pipe(connection, sys.stdin.buffer, protect_stdout())
+    if how == "app closed":
+        sys.stderr.write(f"{name}: the running app closed the connection (it stopped?)\n")
+    return 0
+
+
+def _running_app(folder: AppFolder, name: str) -> object | None:
     """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
-    if not os.path.exists(app.folder.file(MCP_SOCKET)):
+    if not os.path.exists(folder.file(MCP_SOCKET)):
         return None  # the common case, decided without importing the endpoint code
     from rata.mcp.shim import find_running_app
 
     try:
-        return find_running_app(app)
+        return find_running_app(folder)
     except RataError as error:
-        sys.stderr.write(f"{app.name}: not using the running app: {error.message}\n")
+        sys.stderr.write(f"{name}: not using the running app: {error.message}\n")
         return None
 
 

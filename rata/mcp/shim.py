@@ -1,6 +1,6 @@
 """`crm --mcp`, the shim: pipe to the running app when there is one, else serve headless.
 
-    connection = find_running_app(app)     # None: nobody there; EndpointError: there but untrusted
+    connection = find_running_app(app.folder)     # None: nobody there; EndpointError: there but untrusted
     if connection: pipe(connection, stdin, stdout)
     else:          serve on stdio as before
 
@@ -18,15 +18,19 @@ import socket
 import threading
 from typing import BinaryIO
 
-from rata.app import App
 from rata.endpoint import MCP, Connection, connect
+from rata.folder import AppFolder
 
 CHUNK = 65536
 
 
-def find_running_app(app: App) -> Connection | None:
-    """An authenticated connection to the running app's MCP endpoint, or None when it isn't running."""
-    return connect(app.folder, MCP)
+def find_running_app(folder: AppFolder) -> Connection | None:
+    """An authenticated connection to the MCP endpoint of the app running with this folder, or None when it isn't running.
+
+    Only the folder is needed (its socket and token), so `crm --mcp` can pipe to the running app
+    without importing the app's code.
+    """
+    return connect(folder, MCP)
 
 
 def pipe(connection: Connection, stdin: BinaryIO, stdout: BinaryIO) -> str:
@@ -56,7 +60,7 @@ def pipe(connection: Connection, stdin: BinaryIO, stdout: BinaryIO) -> str:
                 break
             view = memoryview(data)
             while view:
-                view = view[os.write(out, view):]
+                view = view[os.write(out, view) :]
     except OSError:
         pass
     finally:

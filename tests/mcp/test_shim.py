@@ -189,3 +189,19 @@ def test_a_shim_with_the_wrong_token_is_refused_by_the_app_and_falls_back(runnin
     log = (running.home / "logs").glob("*.log")
     entries = [json.loads(line) for file in log for line in file.read_text().splitlines()]
     assert any("wrong answer to the challenge" in entry["message"] for entry in entries if entry.get("logger") == "rata.endpoint")
+
+
+def test_the_shim_writes_the_manifest_and_then_pipes_without_importing_the_app(running, tmp_path):
+    """The manifest tells the shim where the app's folder is, so it connects before any of crm's code loads."""
+    prefix = tmp_path / "pycache"
+    env = subprocess_env(running.home, PYTHONPYCACHEPREFIX=str(prefix))
+    with AgentClient.spawn(crm_command(), env=env, stderr=subprocess.DEVNULL) as first:
+        first.list_tools()
+    manifests = list(prefix.rglob("*.rata-mcp.json"))
+    assert len(manifests) == 1  # written while the first shim piped
+    traced = subprocess.run(crm_command(), input=b"", capture_output=True, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, timeout=30)
+    said = traced.stderr.decode()
+    assert CONNECTED in said
+    imported = {line.rsplit("|", 1)[-1].strip() for line in said.splitlines() if line.startswith("import time:")}
+    assert "rata.mcp.shim" in imported
+    assert not {"crm.app", "rata.app", "sqlite3"} & imported
