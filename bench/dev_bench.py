@@ -46,8 +46,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import StdioClient, git_state  # noqa: E402 - one stdio client for every benchmark
-from run import machine as run_machine  # noqa: E402
+from common import git_state  # noqa: E402
+from common import machine as common_machine  # noqa: E402
+from stdio_client import StdioClient  # noqa: E402 - one stdio client for every benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -129,15 +130,15 @@ class Scratch:
 
 
 def machine() -> dict[str, Any]:
-    """bench/run.py's machine facts, with SQLite's version and all three load averages."""
-    return {**run_machine(), "sqlite": sqlite3.sqlite_version, "loadavg_at_start": list(os.getloadavg())}
+    """bench/common.py's machine facts, with SQLite's version and all three load averages."""
+    return {**common_machine(), "sqlite": sqlite3.sqlite_version, "loadavg_at_start": list(os.getloadavg())}
 
 
 # --- an MCP client over stdio ----------------------------------------------------------------------
 
 
 class Client(StdioClient):
-    """One `rata mcp dev` process on pipes (bench/run.py's client), plus what these benchmarks ask of it."""
+    """One `rata mcp dev` process on pipes (bench/stdio_client.py's client), plus what these benchmarks ask of it."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, stderr_path: Path) -> None:
         if not Path(argv[0]).is_file():

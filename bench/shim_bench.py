@@ -13,8 +13,8 @@
 Both sides serve the same app, bench/rata_crm.py (the crm app with its rate limit off), each
 on its own app folder: the headless one has no running app, the other has
 ``bench/rata_crm.py --headless`` running. Bytecode is primed in a private cache first, as in
-bench/run.py, whose client and scratch folder this reuses. Prints a markdown table; writes
-bench/results/shim-latest.json.
+bench/run.py, with the same client (bench/stdio_client.py) and scratch folder (bench/common.py).
+Prints a markdown table; writes bench/results/shim-latest.json.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from run import BIN, RESULTS, ROOT, BenchError, Scratch, StdioClient, git_state, machine, run_child, summary
+from common import BIN, RESULTS, ROOT, BenchError, Scratch, git_state, machine, run_child, summary
+from stdio_client import StdioClient
 
 RATA_CRM = str(ROOT / "bench" / "rata_crm.py")
 

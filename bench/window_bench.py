@@ -23,8 +23,9 @@ import statistics
 import time
 from pathlib import Path
 
-from run import BIN, RESULTS, ROOT, BenchError, Scratch, StdioClient, git_state, machine
+from common import BIN, RESULTS, ROOT, BenchError, Scratch, git_state, machine
 from shim_bench import start_in_background
+from stdio_client import StdioClient
 
 APP = str(ROOT / "bench" / "window_app" / "app.py")
 SNAPSHOT_TARGET_S = 0.3
