@@ -8,12 +8,11 @@
 import dataclasses
 import datetime as dt
 import decimal
-import enum
 import json
 import pathlib
 import uuid
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, TypedDict
+from typing import Annotated, Any, Literal, NewType, Optional
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -23,6 +22,7 @@ from rata.codegen.schema import value_schema
 from rata.convert import Invalid, Mismatch, from_json, from_json_fields, to_json
 from rata.errors import ResultError
 from rata.typemodel import Analyzer, Node
+from tests.samples import Color, Coord, Dept, Draft, Filters, Movie, Person, Priority, TreeNode
 
 
 def node_of(hint: Any) -> Node:
@@ -56,16 +56,6 @@ def typed(value: Any) -> Any:
     return (type(value), value)
 
 
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Priority(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
 @dataclass
 class Line:
     sku: str
@@ -78,54 +68,18 @@ class Tile:
     y: int
 
 
+# Not tests.samples.Order: its items are `Line` dataclasses with a constraint, so nested
+# problems have a path such as `lines[1].qty`; the shared Order has no nested dataclass.
 @dataclass
-class Order:
+class OrderOfLines:
     customer: str
     lines: list[Line]
     note: str = ""
     tags: list[str] = field(default_factory=list)
 
 
-class Movie(TypedDict):
-    title: str
-    year: int
-
-
-class Filters(TypedDict, total=False):
-    search: str
-    limit: int
-
-
-class Draft(TypedDict):
-    title: str
-    body: NotRequired[str]
-
-
-class Coord(NamedTuple):
-    lat: float
-    lon: float = 0.0
-
-
-@dataclass
-class TreeNode:
-    name: str
-    children: list["TreeNode"] = field(default_factory=list)
-
-
-@dataclass
-class Dept:
-    name: str
-    staff: list["Person"]
-
-
-@dataclass
-class Person:
-    name: str
-    dept: Optional["Dept"] = None
-
-
 UserId = NewType("UserId", int)
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 # --- round trips ---------------------------------------------------------------------------
@@ -154,9 +108,9 @@ ROUND_TRIPS = [
     (dict[str, int], {"a": 1, "b": 2}, {"a": 1, "b": 2}),
     (dict[Color, int], {"red": 1}, {Color.RED: 1}),
     (
-        Order,
+        OrderOfLines,
         {"customer": "Ada", "lines": [{"sku": "A-1", "qty": 2}], "note": "", "tags": ["gift"]},
-        Order("Ada", [Line("A-1", 2)], "", ["gift"]),
+        OrderOfLines("Ada", [Line("A-1", 2)], "", ["gift"]),
     ),
     (Movie, {"title": "Alien", "year": 1979}, {"title": "Alien", "year": 1979}),
     (Filters, {"limit": 3}, {"limit": 3}),
@@ -197,7 +151,7 @@ def test_every_round_trip_value_is_valid_against_the_generated_schema(hint: Any,
 
 
 def test_missing_optional_fields_take_their_defaults() -> None:
-    assert typed(from_json(node_of(Order), {"customer": "Ada", "lines": [{"sku": "A-1"}]})) == typed(Order("Ada", [Line("A-1", 1)]))
+    assert typed(from_json(node_of(OrderOfLines), {"customer": "Ada", "lines": [{"sku": "A-1"}]})) == typed(OrderOfLines("Ada", [Line("A-1", 1)]))
 
 
 def test_a_namedtuple_gets_its_field_defaults() -> None:
@@ -339,7 +293,7 @@ def test_a_typeddict_requires_its_required_keys_only() -> None:
 
 def test_nested_problems_are_named_by_their_whole_path() -> None:
     value = {"customer": "Ada", "lines": [{"sku": "A-1", "qty": 0}, {"qty": 2}], "tags": ["a", 1]}
-    assert errors_of(Order, value, "order") == {
+    assert errors_of(OrderOfLines, value, "order") == {
         "order.lines[0].qty": ["must be at least 1"],
         "order.lines[1].sku": ["is required"],
         "order.tags[1]": ["must be a string, not an integer"],
@@ -384,7 +338,12 @@ def test_a_string_that_does_not_spell_the_value_is_refused(hint: Any, value: str
 
 @pytest.mark.parametrize(
     ("hint", "words"),
-    [(dt.date, "an ISO 8601 date such as 2026-07-28"), (uuid.UUID, "a UUID"), (pathlib.Path, "a path"), (decimal.Decimal, 'a decimal number written as a string, such as "12.50"')],
+    [
+        (dt.date, "an ISO 8601 date such as 2026-07-28"),
+        (uuid.UUID, "a UUID"),
+        (pathlib.Path, "a path"),
+        (decimal.Decimal, 'a decimal number written as a string, such as "12.50"'),
+    ],
 )
 def test_a_value_carried_as_a_string_refuses_a_number(hint: Any, words: str) -> None:
     assert errors_of(hint, 12) == {"": [f"must be a string ({words}), not an integer"]}
@@ -563,7 +522,7 @@ def test_a_typeddict_result_leaves_out_missing_optional_keys() -> None:
         (Literal["a", "b"], "c", 'result is \'c\', not one of "a", "b"'),
         (int | None, "x", "result is str, which matches none of integer, null"),
         (JsonValue, {"a": {1, 2}}, "result.a is set, which is not a JSON value"),
-        (Order, Order("Ada", [Line("A", 1), Line("B", "2")]), "result.lines[1].qty is str '2', not an integer"),  # type: ignore[arg-type]
+        (OrderOfLines, OrderOfLines("Ada", [Line("A", 1), Line("B", "2")]), "result.lines[1].qty is str '2', not an integer"),  # type: ignore[arg-type]
     ],
 )
 def test_a_result_that_does_not_match_its_type_is_refused_with_its_path(hint: Any, value: Any, message: str) -> None:
@@ -574,9 +533,9 @@ def test_a_result_that_does_not_match_its_type_is_refused_with_its_path(hint: An
 
 
 @command
-def orders_store(customer: str, lines: list[Line], rush: bool = False) -> Order:
+def orders_store(customer: str, lines: list[Line], rush: bool = False) -> OrderOfLines:
     """Store an order."""
-    return Order(customer, lines, note="rush" if rush else "")
+    return OrderOfLines(customer, lines, note="rush" if rush else "")
 
 
 @command

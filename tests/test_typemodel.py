@@ -15,8 +15,8 @@ import textwrap
 import types
 import typing
 import uuid
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, Required, TypedDict, TypeVar, Union
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NewType, Optional, Required, TypedDict, TypeVar, Union
 
 import pytest
 
@@ -25,8 +25,8 @@ from rata import Ctx, Field, JsonValue, command
 from rata.command import inspect_command
 from rata.errors import CodegenError
 from rata.typemodel import (
-    AnnotatedNode,
     Analyzer,
+    AnnotatedNode,
     AnyNode,
     DictNode,
     EnumNode,
@@ -39,6 +39,7 @@ from rata.typemodel import (
     TupleNode,
     UnionNode,
 )
+from tests.samples import Color, Coord, Dept, Draft, Movie, Order, Person, Priority, Status, TreeNode
 
 MISSING = dataclasses.MISSING
 WHERE = "command 'f', parameter 'x'"
@@ -96,16 +97,6 @@ NULL = ("scalar", "null")
 # --- types used below ----------------------------------------------------------------------
 
 
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Priority(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
 class Shape(enum.Enum):
     SQUARE = (1, 2)
 
@@ -122,70 +113,11 @@ class FrozenPoint:
     y: int
 
 
-@dataclass
-class Order:
-    """An order of some items.
-
-    Attributes:
-        customer: Who ordered.
-        note: Anything the customer added.
-    """
-
-    customer: str
-    sku: str = field(metadata={"description": "Stock keeping unit."})
-    note: str = ""
-    tags: list[str] = field(default_factory=list)
-    total: int = field(default=0, init=False)
-
-
-class Movie(TypedDict):
-    """A film.
-
-    Attributes:
-        title: Its title.
-    """
-
-    title: str
-    year: int
-
-
-class Filters(TypedDict, total=False):
+# Not tests.samples.Filters: a total=False TypedDict with one key marked Required, which the
+# schema and conversion tests' Filters must not have (there every key is optional).
+class FiltersWithRequiredLimit(TypedDict, total=False):
     search: str
     limit: Required[int]
-
-
-class Draft(TypedDict):
-    title: str
-    body: NotRequired[str]
-
-
-class Coord(NamedTuple):
-    """A point on a map.
-
-    Attributes:
-        lat: Latitude.
-    """
-
-    lat: float
-    lon: float = 0.0
-
-
-@dataclass
-class TreeNode:
-    name: str
-    children: list["TreeNode"] = field(default_factory=list)
-
-
-@dataclass
-class Dept:
-    name: str
-    staff: list["Person"]
-
-
-@dataclass
-class Person:
-    name: str
-    dept: Optional["Dept"] = None
 
 
 @dataclass
@@ -324,6 +256,8 @@ def test_a_dataclass_is_an_object_with_required_and_optional_fields_and_their_de
             ("sku", STRING, True, MISSING, "Stock keeping unit."),
             ("note", STRING, False, "", "Anything the customer added."),
             ("tags", ("list", list, STRING), False, MISSING, ""),
+            ("placed", ("special", "date"), False, dt.date(2026, 7, 28), ""),
+            ("status", ("enum", Status), False, Status.OPEN, ""),
         ),
     )
 
@@ -339,9 +273,9 @@ def test_a_total_typeddict_requires_every_key() -> None:
 
 
 def test_a_typeddict_with_total_false_requires_only_its_required_keys() -> None:
-    assert analyze(Filters) == (
+    assert analyze(FiltersWithRequiredLimit) == (
         "object",
-        Filters,
+        FiltersWithRequiredLimit,
         "typeddict",
         "",
         (("search", STRING, False, MISSING, ""), ("limit", INTEGER, True, MISSING, "")),
@@ -428,7 +362,7 @@ def test_a_recursive_dataclass_refers_to_its_own_node() -> None:
             "object",
             TreeNode,
             "dataclass",
-            "",
+            "A node of a tree.",
             (("name", STRING, True, MISSING, ""), ("children", ("list", list, ("recursion", TreeNode)), False, MISSING, "")),
         ),
         True,
@@ -735,7 +669,6 @@ def test_typing_forms_rata_cannot_express_are_refused() -> None:
         "command 'f', parameter 'x': the type Callable[[int], int] cannot be expressed as JSON Schema.\n"
         "Use str, int, float, bool, a dataclass, TypedDict, Enum, Literal, list, dict[str, T] or a union of them."
     )
-
 
 
 def test_hints_that_name_classes_resolve_as_typing_resolves_them_and_others_take_the_full_reading():

@@ -5,20 +5,20 @@ Every schema produced here is also checked against the 2020-12 meta-schema.
 
 import datetime as dt
 import decimal
-import enum
 import json
 import pathlib
 import uuid
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NewType, Optional
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from rata import Ctx, Field, JsonValue, command
-from rata.command import inspect_command
 from rata.codegen.schema import object_schema, value_schema
+from rata.command import inspect_command
 from rata.typemodel import Analyzer
+from tests.samples import Color, Coord, Dept, Draft, Filters, Movie, Order, Priority, Status, TreeNode
 
 
 def schema_of(hint: Any) -> dict[str, Any]:
@@ -34,85 +34,6 @@ def input_schema_of(fn: Any) -> dict[str, Any]:
     schema = object_schema([(p.name, p.node, p.required, p.default, p.description) for p in spec.params])
     Draft202012Validator.check_schema(schema)
     return schema
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Priority(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-class Status(enum.Enum):
-    """Where an order is.
-
-    More words that are not the summary.
-    """
-
-    OPEN = "open"
-    SHIPPED = "shipped"
-
-
-@dataclass
-class Order:
-    """An order of some items.
-
-    Attributes:
-        customer: Who ordered.
-        note: Anything the customer added.
-    """
-
-    customer: str
-    sku: str = field(metadata={"description": "Stock keeping unit."})
-    note: str = ""
-    tags: list[str] = field(default_factory=list)
-    placed: dt.date = dt.date(2026, 7, 28)
-    status: Status = Status.OPEN
-
-
-class Movie(TypedDict):
-    """A film."""
-
-    title: str
-    year: int
-
-
-class Filters(TypedDict, total=False):
-    search: str
-    limit: int
-
-
-class Draft(TypedDict):
-    title: str
-    body: NotRequired[str]
-
-
-class Coord(NamedTuple):
-    lat: float
-    lon: float = 0.0
-
-
-@dataclass
-class TreeNode:
-    """A node of a tree."""
-
-    name: str
-    children: list["TreeNode"] = field(default_factory=list)
-
-
-@dataclass
-class Dept:
-    name: str
-    staff: list["Person"]
-
-
-@dataclass
-class Person:
-    name: str
-    dept: Optional["Dept"] = None
 
 
 class Forest:
@@ -147,8 +68,9 @@ def test_a_union_is_any_of_its_options_in_order() -> None:
             {"type": "integer"},
             {"type": "string"},
             {
+                "description": "A point on a map.",
                 "type": "object",
-                "properties": {"lat": {"type": "number"}, "lon": {"type": "number", "default": 0.0}},
+                "properties": {"lat": {"description": "Latitude.", "type": "number"}, "lon": {"type": "number", "default": 0.0}},
                 "required": ["lat"],
                 "additionalProperties": False,
             },
@@ -271,7 +193,7 @@ def test_a_total_typeddict_requires_every_key() -> None:
     assert schema_of(Movie) == {
         "description": "A film.",
         "type": "object",
-        "properties": {"title": {"type": "string"}, "year": {"type": "integer"}},
+        "properties": {"title": {"description": "Its title.", "type": "string"}, "year": {"type": "integer"}},
         "required": ["title", "year"],
         "additionalProperties": False,
     }
@@ -296,8 +218,9 @@ def test_a_not_required_typeddict_key_is_left_out_of_required() -> None:
 
 def test_a_namedtuple_becomes_an_object_of_its_fields() -> None:
     assert schema_of(Coord) == {
+        "description": "A point on a map.",
         "type": "object",
-        "properties": {"lat": {"type": "number"}, "lon": {"type": "number", "default": 0.0}},
+        "properties": {"lat": {"description": "Latitude.", "type": "number"}, "lon": {"type": "number", "default": 0.0}},
         "required": ["lat"],
         "additionalProperties": False,
     }
@@ -489,7 +412,10 @@ def test_a_commands_input_schema_lists_its_parameters_without_ctx() -> None:
             "limit": {"description": "Rows to return", "type": "integer", "minimum": 1, "maximum": 500, "default": 50},
             "status": {
                 "description": "Only orders in this state.",
-                "anyOf": [{"type": "string", "enum": ["open", "shipped"], "description": "Where an order is.\n\nMore words that are not the summary."}, {"type": "null"}],
+                "anyOf": [
+                    {"type": "string", "enum": ["open", "shipped"], "description": "Where an order is.\n\nMore words that are not the summary."},
+                    {"type": "null"},
+                ],
                 "default": None,
             },
         },
