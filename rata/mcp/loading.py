@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 log = LazyLogger("rata.mcp")
 
-ANSWERED_FROM_MANIFEST = ("server/discover", "ping", "tools/list", "resources/list", "resources/templates/list")
 LOADING_SWITCH_INTERVAL_S = 0.0005
 """While the app loads, the thread that answers the client gets the interpreter back this soon (default: 5 ms)."""
 
@@ -47,16 +46,13 @@ LOADING_SWITCH_INTERVAL_S = 0.0005
 class LoadingServer:
     """The server, answering from the manifest until the app it loads on a thread takes it over."""
 
-    def __init__(
-        self, manifest: Manifest, load: Callable[[], App], *, send: Callable[[bytes], None], on_loaded: Callable[[AppServer], None] | None = None
-    ) -> None:
+    def __init__(self, manifest: Manifest, load: Callable[[], App], *, send: Callable[[bytes], None]) -> None:
         offer = manifest.offer
         self.manifest = manifest
         self.capabilities: dict[str, Any] = offer["capabilities"]
         self.instructions: str = offer["instructions"]
         self._load = load
         self._send = send
-        self._on_loaded = on_loaded
         self._done = threading.Event()
         self.app_server: AppServer | None = None
         self.failure: str | None = None
@@ -137,5 +133,3 @@ class LoadingServer:
             manifests.write(self.manifest.ref, app, offer)
             if self.changed:
                 app_server.subscriptions.lists_changed(self.changed)
-        if self._on_loaded is not None:
-            self._on_loaded(app_server)
