@@ -1,6 +1,6 @@
 """An app as an MCP server: its catalog projected to tools and resources, behind the dual-era core.
 
-    server = AppServer(app, send=transport_write).server
+server = AppServer(app, send=transport_write).server
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
-from rata.mcp.methods import SHAPES, lifecycle, listing, resources, subscriptions, tools
+from rata.mcp.methods import OFFER, SHAPES, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
 from rata.ratelimit import Limiter
@@ -62,12 +62,8 @@ class AppServer:
 
     def _methods(self) -> dict[str, Method]:
         handlers: dict[str, Callable[[AppServer, Any], dict[str, Any]]] = {
-            "server/discover": lifecycle.discover,
-            "ping": lifecycle.ping,
-            "tools/list": listing.list_tools,
+            **OFFER,
             "tools/call": tools.call_tool,
-            "resources/list": listing.list_resources,
-            "resources/templates/list": listing.list_templates,
             "resources/read": resources.read_resource,
             "subscriptions/listen": subscriptions.listen,
             "resources/subscribe": subscriptions.subscribe,

@@ -23,7 +23,7 @@ from functools import partial
 
 from rata.logs import LazyLogger
 from rata.mcp import wire
-from rata.mcp.methods import SHAPES, lifecycle, listing
+from rata.mcp.methods import OFFER, SHAPES
 from rata.mcp.server import DEFERRED, Method, Server
 from rata.mcp.wire import McpError
 
@@ -73,16 +73,9 @@ class LoadingServer:
         return self.manifest.offer["resources"]
 
     def _methods(self) -> dict[str, Method]:
-        light: dict[str, Callable[[Any, Call], dict[str, Any]]] = {
-            "server/discover": lifecycle.discover,
-            "ping": lifecycle.ping,
-            "tools/list": listing.list_tools,
-            "resources/list": listing.list_resources,
-            "resources/templates/list": listing.list_templates,
-        }
         methods = {}
         for name, (eras, blocking) in SHAPES.items():
-            handler = partial(light[name], self) if name in light else partial(self._when_loaded, name)
+            handler = partial(OFFER[name], self) if name in OFFER else partial(self._when_loaded, name)
             methods[name] = Method(handler, eras, blocking)
         return methods
 
@@ -99,13 +92,9 @@ class LoadingServer:
         if self.app_server is None:
             raise McpError(wire.INTERNAL_ERROR, f"The app could not be loaded, so {name} cannot run: {self.failure}. Fix the app and restart the server.")
         result = self.app_server.server.methods[name].handler(call)
-        if name == "subscriptions/listen" and result is DEFERRED:
-            # Opened while the app loaded: it may have missed a list change announced then.
-            wanted = call.params.get("notifications") or {}
-            for key, list_name in (("toolsListChanged", "tools"), ("resourcesListChanged", "resources")):
-                if list_name in self.changed and wanted.get(key) is True:
-                    method = f"notifications/{list_name}/list_changed"
-                    self.server.notify(method, {"_meta": {wire.META_SUBSCRIPTION: call.id}})
+        if name == "subscriptions/listen" and result is DEFERRED and self.changed:
+            # Opened while the app loaded: it may have missed the list change announced then.
+            self.app_server.subscriptions.list_changes_missed(call.id, self.changed)
         return result
 
     def _run(self) -> None:

@@ -66,13 +66,23 @@ class Subscriptions:
         server = self.ctx.server
         with self._lock:
             listens = list(self.listens.values())
-        for name in sorted(lists):
-            method = LIST_CHANGED[name]
-            for listen_id, _, wanted in listens:
-                if name in wanted:
-                    server.notify(method, {"_meta": {wire.META_SUBSCRIPTION: listen_id}})
-            if server.era == "legacy" and server.initialized:
-                server.notify(method)
+        for listen in listens:
+            self._tell(listen, lists)
+        if server.era == "legacy" and server.initialized:
+            for name in sorted(lists):
+                server.notify(LIST_CHANGED[name])
+
+    def list_changes_missed(self, listen_id: Any, lists: frozenset[str]) -> None:
+        """Tell one listen, opened after these lists changed, what it would have heard."""
+        with self._lock:
+            listen = self.listens.get((type(listen_id).__name__, listen_id))
+        if listen is not None:
+            self._tell(listen, lists)
+
+    def _tell(self, listen: tuple[Any, frozenset[str], frozenset[str]], lists: frozenset[str]) -> None:
+        listen_id, _, wanted = listen
+        for name in sorted(lists & wanted):
+            self.ctx.server.notify(LIST_CHANGED[name], {"_meta": {wire.META_SUBSCRIPTION: listen_id}})
 
 
 LIST_CHANGED = {"tools": "notifications/tools/list_changed", "resources": "notifications/resources/list_changed"}
