@@ -7,6 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property-based tests run with a fixed seed and a bounded budget, so CI is repeatable and stays quick.
+# RATA_HYPOTHESIS=deep widens the search for a local hunt (same seed, ten times the examples).
+settings.register_profile("ci", derandomize=True, max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+settings.register_profile("deep", parent=settings.get_profile("ci"), max_examples=1000)
+settings.load_profile("deep" if os.environ.get("RATA_HYPOTHESIS") == "deep" else "ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 CRM = ROOT / "examples" / "crm"
