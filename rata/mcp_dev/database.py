@@ -405,3 +405,81 @@ def _table(conn: sqlite3.Connection, name: str, summary: bool) -> dict[str, Any]
         for f in conn.execute(f"PRAGMA foreign_key_list({_quote(name)})")
     ]
     return {"name": name, "rows": count, "columns": columns, "indexes": indexes, "foreignKeys": foreign}
+
+
+# --- a process of its own -----------------------------------------------------------------------
+
+GRACE_MS = 1_000  # past the time limit (and the worker's start), before the worker process is killed
+WORKER_MEMORY_BYTES = 1024 * 1024 * 1024  # the worker's address space (RLIMIT_AS), where the platform has it
+
+
+def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
+    """`run_query` in a short-lived process of its own, killed if it outlives its time limit.
+
+    SQLite looks at the clock only between steps of its program, and a single step (instr()
+    or replace() on two values near the length limit) can take seconds; a process can be
+    stopped at any moment. Its memory caps (SQLite's heap, the address space) hold for it
+    alone, not for the server that starts it.
+    """
+    import json
+    import subprocess
+    import sys
+
+    request = json.dumps({"path": str(path), "sql": sql, "limit": limit, "time_limit_ms": time_limit_ms}).encode()
+    root = str(Path(__file__).resolve().parents[2])  # where rata is, should it only be on PYTHONPATH
+    code = f"import sys; sys.path.append({root!r}); from rata.mcp_dev.database import _worker_main; _worker_main()"
+    # -I: nothing from the project's folder or the environment can shadow a module; -B: no bytecode written.
+    process = subprocess.Popen([sys.executable, "-I", "-B", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = process.communicate(request, timeout=(time_limit_ms + GRACE_MS) / 1000)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint=_NARROW) from None
+    try:
+        answer = json.loads(out)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict) or not ("result" in answer or "error" in answer):
+        said = err.decode("utf-8", "replace").strip()[-1_000:] or f"exit status {process.returncode}"
+        raise QueryRefused(f"The query's process stopped without an answer ({said}).", hint=_NARROW)
+    if "error" in answer:
+        raise QueryRefused(answer["error"]["message"], hint=answer["error"]["hint"])
+    found = answer["result"]
+    return QueryResult(found["columns"], found["rows"], found["row_count"], found["more_rows"], found["elapsed_ms"], tuple(found["notes"]))
+
+
+def _worker_main() -> None:
+    """The worker's side: one request on stdin, one answer (JSON) on stdout."""
+    import json
+    import sys
+
+    request = json.loads(sys.stdin.buffer.read())
+    _bound_worker(int(request["time_limit_ms"]))
+    try:
+        conn = connect_read_only(Path(request["path"]))
+        try:
+            result = run_query(conn, request["sql"], int(request["limit"]), int(request["time_limit_ms"]))
+        finally:
+            conn.close()
+        answer: dict[str, Any] = {"result": {name: getattr(result, name) for name in QueryResult.__slots__}}
+    except RataError as error:
+        answer = {"error": {"message": error.message, "hint": error.hint}}
+    except (sqlite3.Error, OSError) as error:  # the file went away or cannot be opened
+        answer = {"error": {"message": f"The database could not be opened: {error}.", "hint": "Check that the app's database exists (app_info says where)."}}
+    sys.stdout.write(json.dumps(answer))
+    sys.stdout.flush()
+
+
+def _bound_worker(time_limit_ms: int) -> None:
+    import signal
+
+    limit_process_heap()
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    except (ImportError, ValueError, OSError):  # no such limit on this platform, or not allowed lower
+        pass
+    if hasattr(signal, "alarm"):  # never outlive the server's wait, even if the server is gone
+        signal.alarm((time_limit_ms + GRACE_MS) // 1000 + 2)

@@ -215,12 +215,7 @@ def database_query(
     path = target(ctx).app().folder.database
     if not path.exists():
         return _new(QueryAnswer, [], [], 0, False, 0.0, "", _no_database(path))
-    database.limit_process_heap()
-    conn = database.connect_read_only(path)
-    try:
-        result = database.run_query(conn, sql, limit)
-    finally:
-        conn.close()
+    result = database.run_query_isolated(path, sql, limit)
     note = " ".join(result.notes)
     return _new(QueryAnswer, result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
 
