@@ -266,7 +266,7 @@ def _refusal(message: str, time_limit_ms: int) -> QueryRefused:
             f"The statement was refused: {message}. This connection is read-only.",
             hint="Only SELECT, WITH ... SELECT, EXPLAIN and reading pragmas are allowed; change data through the app's commands or a migration.",
         )
-    if "too many" in message or "too large" in message or "too long" in message or "too complex" in message:
+    if any(word in message for word in ("too many", "too large", "too long", "too complex", "overflow")):
         return QueryRefused(
             f"SQLite said: {message}. This connection caps the size of a statement (see the bounds of database_query).",
             hint="Split the query or simplify it: fewer terms, columns or nested expressions.",
@@ -312,19 +312,28 @@ class _Budget:
     """The size of the answer so far: the rows as JSON plus the text table, whose columns are as wide as their widest cell."""
 
     def __init__(self, columns: list[str]) -> None:
-        self.widths = [len(c) for c in columns]
-        self.json_chars = sum(len(c) + 4 for c in columns)
+        self.widths = [_json_chars(c) for c in columns]
+        self.json_chars = sum(_json_chars(c) + 2 for c in columns)
         self.rows = 0
 
     def take(self, cells: list[Any]) -> bool:
-        texts = ["NULL" if v is None else str(v) for v in cells]
-        widths = [max(w, len(t)) for w, t in zip(self.widths, texts)]
-        json_chars = self.json_chars + sum(len(t) + 4 for t in texts) + 4
+        sizes = [_json_chars("NULL" if v is None else str(v)) for v in cells]
+        widths = [max(w, n) for w, n in zip(self.widths, sizes)]
+        json_chars = self.json_chars + sum(sizes) + 2 * len(sizes) + 4
         table_chars = (self.rows + 3) * (sum(widths) + 3 * len(widths) + 1)
         if json_chars + table_chars > ANSWER_CHARS and self.rows > 0:
             return False
         self.widths, self.json_chars, self.rows = widths, json_chars, self.rows + 1
         return True
+
+
+def _json_chars(text: str) -> int:
+    """How long `text` is once written in JSON: control characters and the like take up to six."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return len(text) + 2
+    import json
+
+    return len(json.dumps(text, ensure_ascii=False))
 
 
 def _cut(text: str) -> str:
