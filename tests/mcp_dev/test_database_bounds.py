@@ -222,3 +222,22 @@ def test_every_generated_query_answers_in_time_and_small_or_says_why_it_stopped(
         assert answer_chars(result) <= database.ANSWER_CHARS + 25_000
         assert len(result.columns) <= database.MAX_COLUMNS
     assert time.monotonic() - started < 0.2 + GRACE_S + 1.0
+
+
+def test_the_documented_bounds_are_the_code():
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "mcp-dev.md").read_text(encoding="utf-8").split())
+    assert (database.MAX_COLUMNS, database.ANSWER_CHARS, database.VALUE_BYTES, database.SQL_BYTES) == (100, 100_000, 1_000_000, 100_000)
+    assert (database.HEAP_BYTES, database.WORKER_MEMORY_BYTES, database.GRACE_MS) == (64 << 20, 1 << 30, 1_000)
+    limits = database.LIMITS
+    assert (limits[sqlite3.SQLITE_LIMIT_EXPR_DEPTH], limits[sqlite3.SQLITE_LIMIT_FUNCTION_ARG], limits[sqlite3.SQLITE_LIMIT_COMPOUND_SELECT]) == (100, 100, 100)
+    assert (limits[sqlite3.SQLITE_LIMIT_VDBE_OP], limits[sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH]) == (100_000, 1_000)
+    for claim in (
+        "| Columns shown by `database_query` | 100 |",
+        "| A `database_query` answer | about 100,000 characters",
+        "| Any one string or blob in a query, stored or computed | 1,000,000 bytes (`SQLITE_LIMIT_LENGTH`) |",
+        "| The SQL of a query | 100,000 bytes; expressions 100 deep, 100 function arguments, 100 compound terms, 100,000 compiled steps |",
+        "| A query's memory | SQLite's heap 64 MiB, address space 1 GiB",
+        "its process is killed 1 second later",
+        "1,000 characters in a `LIKE` or `GLOB` pattern",
+    ):
+        assert claim in page, claim
