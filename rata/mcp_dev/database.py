@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -420,6 +421,8 @@ def _table(conn: sqlite3.Connection, name: str, summary: bool) -> dict[str, Any]
 
 GRACE_MS = 1_000  # past the time limit (and the worker's start), before the worker process is killed
 WORKER_MEMORY_BYTES = 1024 * 1024 * 1024  # the worker's address space (RLIMIT_AS), where the platform has it
+WORKERS = 2  # query processes at a time; a call waits (up to the time limit and grace) for one
+_WORKER_SLOTS = threading.BoundedSemaphore(WORKERS)
 
 
 def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
@@ -428,8 +431,17 @@ def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_lim
     SQLite looks at the clock only between steps of its program, and a single step (instr()
     or replace() on two values near the length limit) can take seconds; a process can be
     stopped at any moment. Its memory caps (SQLite's heap, the address space) hold for it
-    alone, not for the server that starts it.
+    alone, not for the server that starts it. At most `WORKERS` run at a time.
     """
+    if not _WORKER_SLOTS.acquire(timeout=(time_limit_ms + GRACE_MS) / 1000):
+        raise QueryRefused(f"{WORKERS} queries were already running for longer than the time limit; this one was not started.", hint="Ask again when they are done.")
+    try:
+        return _run_in_worker(path, sql, limit, time_limit_ms)
+    finally:
+        _WORKER_SLOTS.release()
+
+
+def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int) -> QueryResult:
     import json
     import subprocess
     import sys
@@ -438,13 +450,18 @@ def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_lim
     root = str(Path(__file__).resolve().parents[2])  # where rata is, should it only be on PYTHONPATH
     code = f"import sys; sys.path.append({root!r}); from rata.mcp_dev.database import _worker_main; _worker_main()"
     # -I: nothing from the project's folder or the environment can shadow a module; -B: no bytecode written.
-    process = subprocess.Popen([sys.executable, "-I", "-B", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        process = subprocess.Popen([sys.executable, "-I", "-B", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as error:
+        raise QueryRefused(f"The query's process could not be started: {error}.", hint="Ask again in a moment.") from None
     try:
         out, err = process.communicate(request, timeout=(time_limit_ms + GRACE_MS) / 1000)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
         raise QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint=_NARROW) from None
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     try:
         answer = json.loads(out)
     except ValueError:

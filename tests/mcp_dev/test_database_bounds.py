@@ -241,3 +241,29 @@ def test_the_documented_bounds_are_the_code():
         "1,000 characters in a `LIKE` or `GLOB` pattern",
     ):
         assert claim in page, claim
+
+
+def test_parallel_queries_run_at_most_two_processes_at_a_time_and_each_call_still_ends(db):
+    import threading
+
+    sql = f"WITH v(a, b) AS (SELECT {NEAR_CAP}, substr({NEAR_CAP}, 1, 499000) || 'b') SELECT instr(a, b), instr(a, b), instr(a, b) FROM v"
+    outcomes: list[tuple[float, str]] = []
+
+    def call() -> None:
+        started = time.monotonic()
+        try:
+            run_query_isolated(db, sql, time_limit_ms=300)
+            outcomes.append((time.monotonic() - started, "answered"))
+        except QueryRefused as refused:
+            outcomes.append((time.monotonic() - started, refused.message))
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=15)
+    assert len(outcomes) == 4
+    # two at a time: the last two waited for a slot, then ran; none waited or ran longer than its bounds
+    assert all(seconds < 2 * (0.3 + GRACE_S) + 1.5 for seconds, _ in outcomes), outcomes
+    assert all("longer than 300 ms" in said or "already running" in said for _, said in outcomes), outcomes
+    assert database._WORKER_SLOTS._value == database.WORKERS  # every slot given back
