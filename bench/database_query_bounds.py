@@ -38,7 +38,7 @@ QUERIES = {
     # the same just under the 1,000,000-byte value limit, and what stays expensive under it
     "cte-under-cap": ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r WHERE i<40) SELECT length(randomblob(999999)) FROM r", 100),
     "blobs-under-cap": (f"{ROWS_1000} SELECT zeroblob(999999), randomblob(999999), {NEAR_CAP} FROM r", 1000),
-    "instr": (f"WITH v(a, b) AS (SELECT {NEAR_CAP}, substr({NEAR_CAP}, 1, 499000) || 'b') SELECT " + ", ".join("instr(a, b)" for _ in range(10)) + " FROM v", 100),
+    "instr": (f"WITH v(a, b) AS (SELECT {NEAR_CAP}, substr({NEAR_CAP}, 1, 499000) || 'b') SELECT {', '.join(['instr(a, b)'] * 10)} FROM v", 100),
     "many-values": ("SELECT " + ", ".join(f"randomblob(999999) AS c{n}" for n in range(300)), 100),
 }
 
@@ -75,7 +75,8 @@ def measure(name: str, sql: str, limit: int, base: Path) -> dict[str, object]:
         process.stdin.flush()
         process.stdout.readline()
         before = peak_rss_mb(process.pid)
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": META, "name": "database_query", "arguments": {"sql": sql, "limit": limit}}}
+        arguments = {"sql": sql, "limit": limit}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": META, "name": "database_query", "arguments": arguments}}
         started = time.monotonic()
         process.stdin.write(json.dumps(call).encode() + b"\n")
         process.stdin.flush()

@@ -11,6 +11,8 @@ Every query is bounded by SQLite's own limits (`LIMITS`: no string or blob longe
 progress handler that stops it at its wall-clock deadline, and a cap on SQLite's heap
 (`HEAP_BYTES`). Rows are fetched one at a time and cut as they come (cells to `CELL_CHARS`,
 columns to `MAX_COLUMNS`, the whole answer to `ANSWER_CHARS`), so nothing big is ever held.
+`database_query` runs each query in a short-lived process of its own (`run_query_isolated`),
+killed if it outlives its time limit, where the process-wide heap cap holds for it alone.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ class ReadOnlyConnection:
         if wal and not self._shm.exists():
             raise QueryRefused(
                 f"{self._wal.name} is there but {self._shm.name} is not, and this read-only server does not create it.",
-                hint="Start the app once (SQLite rebuilds the -shm index and folds the -wal into the database), then ask again.",
+                hint="If the app is starting, ask again in a moment; else start the app once (SQLite rebuilds the -shm index), then ask again.",
             )
         return (stat.st_size, stat.st_mtime_ns, wal)
 
@@ -192,8 +194,8 @@ class QueryResult(Record):
 def limit_process_heap(limit: int = HEAP_BYTES) -> None:
     """Cap the memory SQLite may allocate in this process (lowered only: a lower cap already set stays).
 
-    The cap is process-wide: it holds for every SQLite connection of the process. The dev
-    server's own SQLite use (these read-only connections, the docs index) fits well under it.
+    The cap is process-wide: it holds for every SQLite connection of the process, which is
+    why it is set only in a query's own process (`run_query_isolated`), never in the server's.
     """
     conn = sqlite3.connect(":memory:")
     try:
@@ -319,7 +321,7 @@ class _Budget:
 
     def take(self, cells: list[Any]) -> bool:
         sizes = [_json_chars("NULL" if v is None else str(v)) for v in cells]
-        widths = [max(w, n) for w, n in zip(self.widths, sizes)]
+        widths = [max(w, n) for w, n in zip(self.widths, sizes, strict=True)]
         json_chars = self.json_chars + sum(sizes) + 2 * len(sizes) + 4
         table_chars = (self.rows + 3) * (sum(widths) + 3 * len(widths) + 1)
         if json_chars + table_chars > ANSWER_CHARS and self.rows > 0:
@@ -354,8 +356,8 @@ def as_table(result: QueryResult) -> str:
     header = [str(c) for c in result.columns]
     body = [["NULL" if v is None else str(v) for v in row] for row in result.rows]
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)), "-+-".join("-" * w for w in widths)]
-    lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths)) for row in body]
+    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "-+-".join("-" * w for w in widths)]
+    lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in body]
     return "\n".join(lines)
 
 
@@ -434,7 +436,9 @@ def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_lim
     alone, not for the server that starts it. At most `WORKERS` run at a time.
     """
     if not _WORKER_SLOTS.acquire(timeout=(time_limit_ms + GRACE_MS) / 1000):
-        raise QueryRefused(f"{WORKERS} queries were already running for longer than the time limit; this one was not started.", hint="Ask again when they are done.")
+        raise QueryRefused(
+            f"{WORKERS} queries were already running for longer than the time limit; this one was not started.", hint="Ask again when they are done."
+        )
     try:
         return _run_in_worker(path, sql, limit, time_limit_ms)
     finally:
