@@ -204,7 +204,7 @@ def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 EXPRESSIONS = st.recursive(LEAVES, grow, max_leaves=6)
 
 
-@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     expressions=st.lists(EXPRESSIONS, min_size=1, max_size=4),
     rows=st.sampled_from([1, 40, 1_000, 1_000_000]),
