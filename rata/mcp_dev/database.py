@@ -4,13 +4,22 @@ Read-only is enforced by SQLite itself, three ways at once: the connection is op
 ``mode=ro``, ``PRAGMA query_only`` is on, and an authorizer refuses every write, schema
 change, ``ATTACH``/``DETACH``, transaction control, pragma that is not a plain read, and
 function it does not know to be safe (``load_extension`` among them). Only one statement
-runs per call; a progress handler stops a query past its time limit.
+runs per call.
+
+Every query is bounded by SQLite's own limits (`LIMITS`: no string or blob longer than
+`VALUE_BYTES`, no SQL text longer than `SQL_BYTES`, shallow expressions, small programs), a
+progress handler that stops it at its wall-clock deadline, and a cap on SQLite's heap
+(`HEAP_BYTES`). Rows are fetched one at a time and cut as they come (cells to `CELL_CHARS`,
+columns to `MAX_COLUMNS`, the whole answer to `ANSWER_CHARS`), so nothing big is ever held.
+`database_query` runs each query in a short-lived process of its own (`run_query_isolated`),
+killed if it outlives its time limit, where the process-wide heap cap holds for it alone.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +31,25 @@ MAX_ROWS = 1_000
 DEFAULT_ROWS = 100
 TIME_LIMIT_MS = 2_000
 CELL_CHARS = 200
+MAX_COLUMNS = 100
+ANSWER_CHARS = 100_000  # the rows as JSON and the text table together
+VALUE_BYTES = 1_000_000  # any one string or blob, stored or computed (SQLITE_LIMIT_LENGTH)
+SQL_BYTES = 100_000
+HEAP_BYTES = 64 * 1024 * 1024  # SQLite's memory in the whole process (PRAGMA hard_heap_limit)
+PROGRESS_STEPS = 100  # virtual-machine steps between two looks at the clock
+
+# SQLite's own limits on every connection; see https://www.sqlite.org/limits.html.
+LIMITS = {
+    sqlite3.SQLITE_LIMIT_LENGTH: VALUE_BYTES,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: SQL_BYTES,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 100,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,
+    sqlite3.SQLITE_LIMIT_VDBE_OP: 100_000,
+    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 100,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1_000,
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+    sqlite3.SQLITE_LIMIT_WORKER_THREADS: 0,
+}
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 # Pragmas whose argument names what to describe: reading, with or without it.
@@ -55,13 +83,21 @@ def _authorizer(action: int, arg1: str | None, arg2: str | None, db: str | None,
 
 
 def _open(path: Path, immutable: bool) -> sqlite3.Connection:
-    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+    # readonly_shm: the -shm index is opened read-only, so no read mark is ever written into it.
+    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "&readonly_shm=1")
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False, isolation_level=None)
+    for limit, value in LIMITS.items():
+        conn.setlimit(limit, value)
+    conn.text_factory = _text  # text that is not valid UTF-8 is shown, not an error
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_authorizer)
     if hasattr(conn, "enable_load_extension"):  # absent when Python was built without extension loading
         conn.enable_load_extension(False)
     return conn
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 _JOURNAL_MODE = re.compile(r"^\s*PRAGMA\s+(?:main\.)?journal_mode\s*;?\s*$", re.IGNORECASE)
@@ -74,13 +110,15 @@ class ReadOnlyConnection:
     a plain read-only reader of a WAL database would otherwise create ``-wal`` and ``-shm``
     files next to it. Immutable reads trust that the file does not change, so before each
     statement the file's size and modification time are compared with those at opening, and
-    the connection is opened again if the app has written since (plain ``mode=ro`` when the
-    app is running: its WAL files exist and are only read).
+    the connection is opened again if the app has written since. While the app is running,
+    its ``-wal`` and ``-shm`` exist and are only read: ``readonly_shm`` keeps SQLite from
+    writing its read marks into the ``-shm``.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._wal = path.with_name(path.name + "-wal")
+        self._shm = path.with_name(path.name + "-shm")
         self._conn: sqlite3.Connection | None = None
         self._stamp: tuple[int, int, bool] | None = None
         self.immutable = False
@@ -90,7 +128,13 @@ class ReadOnlyConnection:
             stat = self.path.stat()
         except FileNotFoundError:
             raise sqlite3.OperationalError(f"unable to open database file: {self.path} does not exist") from None
-        return (stat.st_size, stat.st_mtime_ns, self._wal.exists())
+        wal = self._wal.exists()
+        if wal and not self._shm.exists():
+            raise QueryRefused(
+                f"{self._wal.name} is there but {self._shm.name} is not, and this read-only server does not create it.",
+                hint="If the app is starting, ask again in a moment; else start the app once (SQLite rebuilds the -shm index), then ask again.",
+            )
+        return (stat.st_size, stat.st_mtime_ns, wal)
 
     def connection(self) -> sqlite3.Connection:
         """The underlying connection, opened again if the database changed since it was opened."""
@@ -108,14 +152,14 @@ class ReadOnlyConnection:
         return self._stamp is not None and self.stamp() != self._stamp
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        conn = self.connection()
+        return self.execute_on(self.connection(), sql, parameters)
+
+    def execute_on(self, conn: sqlite3.Connection, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """Run `sql` on `conn`, got from `connection()` (so that a handler set on it stays on it)."""
         if self.immutable and _JOURNAL_MODE.match(sql):
             # An immutable open reports "delete"; the file header says what the database really uses.
             return conn.execute("SELECT ? AS journal_mode", (_journal_mode_from_header(self.path),))
         return conn.execute(sql, parameters)
-
-    def set_progress_handler(self, handler: Any, n: int) -> None:
-        self.connection().set_progress_handler(handler, n)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -137,12 +181,28 @@ def connect_read_only(path: Path) -> ReadOnlyConnection:
 
 
 class QueryResult(Record):
-    __slots__ = ("columns", "rows", "row_count", "more_rows", "elapsed_ms")
+    __slots__ = ("columns", "rows", "row_count", "more_rows", "elapsed_ms", "notes")
+    _defaults = {"notes": ()}
     columns: list[str]
     rows: list[list[Any]]
     row_count: int
     more_rows: bool
     elapsed_ms: float
+    notes: tuple[str, ...]
+
+
+def limit_process_heap(limit: int = HEAP_BYTES) -> None:
+    """Cap the memory SQLite may allocate in this process (lowered only: a lower cap already set stays).
+
+    The cap is process-wide: it holds for every SQLite connection of the process, which is
+    why it is set only in a query's own process (`run_query_isolated`), never in the server's.
+    """
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute(f"PRAGMA hard_heap_limit = {int(limit)}")
+        conn.execute(f"PRAGMA soft_heap_limit = {int(limit) // 2}")
+    finally:
+        conn.close()
 
 
 def run_query(conn: ReadOnlyConnection, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
@@ -161,39 +221,133 @@ def _run_query(conn: ReadOnlyConnection, sql: str, limit: int, time_limit_ms: in
     text = sql.strip()
     if not text:
         raise QueryRefused("The SQL is empty.", hint="Pass one SELECT statement, e.g. SELECT * FROM customers LIMIT 10.")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as error:
+        raise QueryRefused(f"The SQL is not valid Unicode: {error.reason} at character {error.start}.", hint="Send the SQL as plain UTF-8 text.") from None
+    if size > SQL_BYTES:
+        raise QueryRefused(f"The SQL is {size:,} bytes long; the limit is {SQL_BYTES:,}.", hint="Send a shorter statement.")
     deadline = time.monotonic() + time_limit_ms / 1000
-    conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1_000)
+    connection = conn.connection()
+    connection.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS)
     started = time.perf_counter()
     try:
-        cursor = conn.execute(text)
-        rows = cursor.fetchmany(limit + 1)
+        cursor = conn.execute_on(connection, text)
+        try:
+            result = _fetch(cursor, limit)
+        finally:
+            cursor.close()
     except sqlite3.ProgrammingError as error:
         raise QueryRefused(f"The SQL was refused: {str(error).rstrip('.')}.", hint="Send exactly one statement per call.") from None
     except sqlite3.DatabaseError as error:
-        message = str(error)
-        if "interrupted" in message:
-            raise QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint="Narrow it with WHERE or LIMIT.") from None
-        if "authoriz" in message or "readonly" in message or "read-only" in message or "query_only" in message:
-            raise QueryRefused(
-                f"The statement was refused: {message}. This connection is read-only.",
-                hint="Only SELECT, WITH ... SELECT, EXPLAIN and reading pragmas are allowed; change data through the app's commands or a migration.",
-            ) from None
-        raise QueryRefused(f"SQLite said: {message}.", hint="Check the SQL against database_schema.") from None
+        raise _refusal(str(error), time_limit_ms) from None
+    except MemoryError:  # SQLite ran out of its heap cap (Python's sqlite3 turns SQLITE_NOMEM into MemoryError)
+        raise QueryRefused(
+            f"The query needed more than SQLite's memory cap of {HEAP_BYTES // (1024 * 1024)} MiB and was stopped.",
+            hint=_NARROW,
+        ) from None
     finally:
-        conn.set_progress_handler(None, 0)
-    elapsed = (time.perf_counter() - started) * 1000
-    columns = [d[0] for d in cursor.description or []]
-    more = len(rows) > limit
-    shown = [[_cell(value) for value in row] for row in rows[:limit]]
-    cursor.close()
-    return QueryResult(columns, shown, len(shown), more, round(elapsed, 2))
+        connection.set_progress_handler(None, 0)
+    result.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    return result
+
+
+_NARROW = "Narrow it: add WHERE or LIMIT, select fewer columns, and look at big values with length(x) or substr(x, 1, 200) instead of whole."
+
+
+def _refusal(message: str, time_limit_ms: int) -> QueryRefused:
+    if "interrupted" in message:
+        return QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint=_NARROW)
+    if "too big" in message:
+        return QueryRefused(
+            f"A value in the query (a string or blob, stored or computed) is longer than the limit of {VALUE_BYTES:,} bytes, so the query was stopped.",
+            hint="Do not build large values; for a big stored blob, select length(x) or typeof(x). "
+            "A stored value over the limit cannot be read through database_query.",
+        )
+    if "authoriz" in message or "readonly" in message or "read-only" in message or "query_only" in message:
+        return QueryRefused(
+            f"The statement was refused: {message}. This connection is read-only.",
+            hint="Only SELECT, WITH ... SELECT, EXPLAIN and reading pragmas are allowed; change data through the app's commands or a migration.",
+        )
+    if any(word in message for word in ("too many", "too large", "too long", "too complex", "overflow")):
+        return QueryRefused(
+            f"SQLite said: {message}. This connection caps the size of a statement (see the bounds of database_query).",
+            hint="Split the query or simplify it: fewer terms, columns or nested expressions.",
+        )
+    return QueryRefused(f"SQLite said: {message}.", hint="Check the SQL against database_schema.")
+
+
+def _fetch(cursor: sqlite3.Cursor, limit: int) -> QueryResult:
+    """Rows one at a time, each cut as it comes, until `limit` rows or the answer's size budget."""
+    names = [d[0] for d in cursor.description or []]
+    shown = len(names) if len(names) <= MAX_COLUMNS else MAX_COLUMNS
+    columns = [_cut(str(name)) for name in names[:shown]]
+    budget = _Budget(columns)
+    rows: list[list[Any]] = []
+    more = cut = False
+    while True:
+        row = cursor.fetchone()
+        if row is None:
+            break
+        if len(rows) >= limit:
+            more = True
+            break
+        cells = [_cell(value) for value in row[:shown]]
+        del row
+        if not budget.take(cells):
+            more = cut = True
+            break
+        rows.append(cells)
+    notes = []
+    if shown < len(names):
+        notes.append(f"The result has {len(names)} columns; only the first {MAX_COLUMNS} are shown: select fewer columns.")
+    if cut:
+        notes.append(
+            f"Showing the first {len(rows)} rows: the answer is capped at {ANSWER_CHARS:,} characters. "
+            "Select fewer columns, use substr() on long values, or add WHERE or LIMIT (OFFSET for the next rows)."
+        )
+    elif more:
+        notes.append(f"Showing the first {limit} rows; there are more (narrow the query or raise limit, up to {MAX_ROWS}).")
+    return QueryResult(columns, rows, len(rows), more, 0.0, tuple(notes))
+
+
+class _Budget:
+    """The size of the answer so far: the rows as JSON plus the text table, whose columns are as wide as their widest cell."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self.widths = [_json_chars(c) for c in columns]
+        self.json_chars = sum(_json_chars(c) + 2 for c in columns)
+        self.rows = 0
+
+    def take(self, cells: list[Any]) -> bool:
+        sizes = [_json_chars("NULL" if v is None else str(v)) for v in cells]
+        widths = [max(w, n) for w, n in zip(self.widths, sizes, strict=True)]
+        json_chars = self.json_chars + sum(sizes) + 2 * len(sizes) + 4
+        table_chars = (self.rows + 3) * (sum(widths) + 3 * len(widths) + 1)
+        if json_chars + table_chars > ANSWER_CHARS and self.rows > 0:
+            return False
+        self.widths, self.json_chars, self.rows = widths, json_chars, self.rows + 1
+        return True
+
+
+def _json_chars(text: str) -> int:
+    """How long `text` is once written in JSON: control characters and the like take up to six."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return len(text) + 2
+    import json
+
+    return len(json.dumps(text, ensure_ascii=False))
+
+
+def _cut(text: str) -> str:
+    return text[:CELL_CHARS] + f"... ({len(text)} chars)" if len(text) > CELL_CHARS else text
 
 
 def _cell(value: Any) -> Any:
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
-    if isinstance(value, str) and len(value) > CELL_CHARS:
-        return value[:CELL_CHARS] + f"... ({len(value)} chars)"
+    if isinstance(value, str):
+        return _cut(value)
     return value
 
 
@@ -202,8 +356,8 @@ def as_table(result: QueryResult) -> str:
     header = [str(c) for c in result.columns]
     body = [["NULL" if v is None else str(v) for v in row] for row in result.rows]
     widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)), "-+-".join("-" * w for w in widths)]
-    lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths)) for row in body]
+    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "-+-".join("-" * w for w in widths)]
+    lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in body]
     return "\n".join(lines)
 
 
@@ -263,3 +417,99 @@ def _table(conn: sqlite3.Connection, name: str, summary: bool) -> dict[str, Any]
         for f in conn.execute(f"PRAGMA foreign_key_list({_quote(name)})")
     ]
     return {"name": name, "rows": count, "columns": columns, "indexes": indexes, "foreignKeys": foreign}
+
+
+# --- a process of its own -----------------------------------------------------------------------
+
+GRACE_MS = 1_000  # past the time limit (and the worker's start), before the worker process is killed
+WORKER_MEMORY_BYTES = 1024 * 1024 * 1024  # the worker's address space (RLIMIT_AS), where the platform has it
+WORKERS = 2  # query processes at a time; a call waits (up to the time limit and grace) for one
+_WORKER_SLOTS = threading.BoundedSemaphore(WORKERS)
+
+
+def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
+    """`run_query` in a short-lived process of its own, killed if it outlives its time limit.
+
+    SQLite looks at the clock only between steps of its program, and a single step (instr()
+    or replace() on two values near the length limit) can take seconds; a process can be
+    stopped at any moment. Its memory caps (SQLite's heap, the address space) hold for it
+    alone, not for the server that starts it. At most `WORKERS` run at a time.
+    """
+    if not _WORKER_SLOTS.acquire(timeout=(time_limit_ms + GRACE_MS) / 1000):
+        raise QueryRefused(
+            f"{WORKERS} queries were already running for longer than the time limit; this one was not started.", hint="Ask again when they are done."
+        )
+    try:
+        return _run_in_worker(path, sql, limit, time_limit_ms)
+    finally:
+        _WORKER_SLOTS.release()
+
+
+def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int) -> QueryResult:
+    import json
+    import subprocess
+    import sys
+
+    request = json.dumps({"path": str(path), "sql": sql, "limit": limit, "time_limit_ms": time_limit_ms}).encode()
+    root = str(Path(__file__).resolve().parents[2])  # where rata is, should it only be on PYTHONPATH
+    code = f"import sys; sys.path.append({root!r}); from rata.mcp_dev.database import _worker_main; _worker_main()"
+    # -I: nothing from the project's folder or the environment can shadow a module; -B: no bytecode written.
+    try:
+        process = subprocess.Popen([sys.executable, "-I", "-B", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as error:
+        raise QueryRefused(f"The query's process could not be started: {error}.", hint="Ask again in a moment.") from None
+    try:
+        out, err = process.communicate(request, timeout=(time_limit_ms + GRACE_MS) / 1000)
+    except subprocess.TimeoutExpired:
+        raise QueryRefused(f"The query ran longer than {time_limit_ms} ms and was stopped.", hint=_NARROW) from None
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    try:
+        answer = json.loads(out)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict) or not ("result" in answer or "error" in answer):
+        said = err.decode("utf-8", "replace").strip()[-1_000:] or f"exit status {process.returncode}"
+        raise QueryRefused(f"The query's process stopped without an answer ({said}).", hint=_NARROW)
+    if "error" in answer:
+        raise QueryRefused(answer["error"]["message"], hint=answer["error"]["hint"])
+    found = answer["result"]
+    return QueryResult(found["columns"], found["rows"], found["row_count"], found["more_rows"], found["elapsed_ms"], tuple(found["notes"]))
+
+
+def _worker_main() -> None:
+    """The worker's side: one request on stdin, one answer (JSON) on stdout."""
+    import json
+    import sys
+
+    request = json.loads(sys.stdin.buffer.read())
+    _bound_worker(int(request["time_limit_ms"]))
+    try:
+        conn = connect_read_only(Path(request["path"]))
+        try:
+            result = run_query(conn, request["sql"], int(request["limit"]), int(request["time_limit_ms"]))
+        finally:
+            conn.close()
+        answer: dict[str, Any] = {"result": {name: getattr(result, name) for name in QueryResult.__slots__}}
+    except RataError as error:
+        answer = {"error": {"message": error.message, "hint": error.hint}}
+    except (sqlite3.Error, OSError) as error:  # the file went away or cannot be opened
+        answer = {"error": {"message": f"The database could not be opened: {error}.", "hint": "Check that the app's database exists (app_info says where)."}}
+    sys.stdout.write(json.dumps(answer))
+    sys.stdout.flush()
+
+
+def _bound_worker(time_limit_ms: int) -> None:
+    import signal
+
+    limit_process_heap()
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    except (ImportError, ValueError, OSError):  # no such limit on this platform, or not allowed lower
+        pass
+    if hasattr(signal, "alarm"):  # never outlive the server's wait, even if the server is gone
+        signal.alarm((time_limit_ms + GRACE_MS) // 1000 + 2)

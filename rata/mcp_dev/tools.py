@@ -215,12 +215,8 @@ def database_query(
     path = target(ctx).app().folder.database
     if not path.exists():
         return _new(QueryAnswer, [], [], 0, False, 0.0, "", _no_database(path))
-    conn = database.connect_read_only(path)
-    try:
-        result = database.run_query(conn, sql, limit)
-    finally:
-        conn.close()
-    note = f"Showing the first {limit} rows; there are more (narrow the query or raise limit, up to {database.MAX_ROWS})." if result.more_rows else ""
+    result = database.run_query_isolated(path, sql, limit)
+    note = " ".join(result.notes)
     return _new(QueryAnswer, result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
 
 

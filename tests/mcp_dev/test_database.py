@@ -230,3 +230,20 @@ def test_reading_the_schema_and_querying_change_nothing_on_disk(db):
         schema(conn)
         run_query(conn, "SELECT * FROM customers")
     assert {p.name: p.read_bytes() for p in db.parent.iterdir()} == before
+
+
+def test_while_the_app_runs_a_query_reads_its_shm_without_writing_a_byte_of_it(db):
+    # A reader would write its read mark into app.db-shm; the -shm is opened read-only instead (readonly_shm).
+    # The query runs in a process of its own, as database_query runs it: another process than the app's.
+    app = sqlite3.connect(db, isolation_level=None)
+    try:
+        app.execute("PRAGMA wal_autocheckpoint = 0")
+        shm = db.parent / "app.db-shm"
+        for n in range(3):
+            app.execute("INSERT INTO customers (name, email) VALUES (?, ?)", (f"Running {n}", f"running{n}@example.com"))
+            before = (shm.read_bytes(), shm.stat().st_mtime_ns)
+            result = database.run_query_isolated(db, "SELECT count(*) FROM customers WHERE name LIKE 'Running %'")
+            assert result.rows == [[n + 1]]  # it sees what the app has just written
+            assert (shm.read_bytes(), shm.stat().st_mtime_ns) == before
+    finally:
+        app.close()

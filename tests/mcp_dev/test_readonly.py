@@ -249,3 +249,53 @@ def test_a_read_only_session_leaves_the_app_folder_exactly_as_it_was(tmp_path):
         ]:
             agent.call(name, arguments)
     assert changes(before, snapshot(served.home)) == {}
+
+
+# --- resource bounds, through the real process (issue 12) ------------------------------------------
+
+ROWS_1000 = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1000)"
+NEAR_CAP = "printf('%.*c', 999000, 'a')"
+
+
+def peak_rss_mb(served: Served) -> float:
+    process = served.agent._process  # type: ignore[union-attr]
+    status = Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8")
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r WHERE i<40) SELECT length(randomblob(50000000)) FROM r",
+        f"{ROWS_1000} SELECT zeroblob(100000000) FROM r",
+        f"{ROWS_1000} SELECT randomblob(999999), {NEAR_CAP} FROM r",
+        f"WITH v(a, b) AS (SELECT {NEAR_CAP}, substr({NEAR_CAP}, 1, 499000) || 'b') SELECT " + ", ".join("instr(a, b)" for _ in range(10)) + " FROM v",
+        "SELECT " + ", ".join(f"randomblob(999999) AS c{n}" for n in range(300)),
+    ],
+    ids=["few-expensive-steps", "huge-blobs", "values-under-the-cap", "one-uninterruptible-step", "many-values-at-once"],
+)
+def test_a_hostile_query_is_answered_or_stopped_within_the_time_limit_and_the_server_stays_small(served, sql):
+    started = time.monotonic()
+    result = served.query(sql, limit=1000)
+    elapsed = time.monotonic() - started
+    assert elapsed < 2 + 1 + 1.5  # the time limit, the grace before the query's process is killed, slack
+    if result.is_error:
+        assert re.search(r"longer than|memory cap|limit of 1,000,000 bytes", result.text), result.text
+        assert re.search(r"Narrow it|length\(x\)", result.text), result.text
+    assert len(result.text) < 1_000_000
+    assert peak_rss_mb(served) < 300
+    assert customers_count(served) == CUSTOMER_COUNT and sha256(served.database) == served.pristine
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+def test_a_thousand_columns_by_a_thousand_rows_come_back_cut_with_a_note_saying_how(served):
+    columns = ", ".join(f"hex(zeroblob(100)) AS c{n}" for n in range(1000))
+    result = served.query(f"{ROWS_1000} SELECT {columns} FROM r", limit=1000)
+    assert not result.is_error, result.text
+    answer = result.data
+    assert len(answer["columns"]) == 100 and answer["more_rows"] is True
+    assert "has 1000 columns; only the first 100 are shown: select fewer columns" in answer["note"]
+    assert "capped at 100,000 characters" in answer["note"]
+    assert len(result.text) < 300_000  # was one 816 MB line
+    assert peak_rss_mb(served) < 300
