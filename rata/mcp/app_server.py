@@ -75,9 +75,10 @@ class AppServer:
     def confirmer(self) -> Any:
         """Signs and checks confirmation states; made on first use (most sessions never confirm anything)."""
         if self._confirmer is None:
-            from rata.mcp.confirm import Confirmer
+            from rata.mcp.confirm import NONCES_FILE, Confirmer
 
-            self._confirmer = Confirmer(self.app.folder.ensure().token())
+            folder = self.app.folder.ensure()
+            self._confirmer = Confirmer(folder.token(), nonces=folder.file(NONCES_FILE))
         return self._confirmer
 
     def tools_for(self, era: str) -> list[dict[str, Any]]:
