@@ -272,6 +272,8 @@ class EndpointServer:
         except Exception:  # noqa: BLE001 - logged; the endpoint stops taking clients but the app goes on
             log.exception("the %s endpoint stopped accepting clients", self.kind.protocol)
         finally:
+            if self._unlogged:
+                log.warning("%s more refusals on %s were not logged (over %s a second)", self._unlogged, self.kind.socket_name, LOG_BURST)
             for pending in list(self._pending.values()):
                 self._pending.pop(pending.sock, None)
                 pending.sock.close()

@@ -307,10 +307,8 @@ def test_a_client_dripping_its_answer_a_byte_at_a_time_is_cut_at_the_deadline(fo
         reply = b""
         while b"\n" not in reply and time.monotonic() - started < 6:
             drip([sock], 0.2, every=0.1)  # a byte every 0.1 s: each far inside any per-byte timeout
-            try:
+            with contextlib.suppress(BlockingIOError):
                 reply += sock.recv(100)
-            except BlockingIOError:
-                pass
         elapsed = time.monotonic() - started
     assert reply == b"DENIED no answer to the challenge within 1 s\n"
     assert 0.9 < elapsed < 2.5
@@ -334,7 +332,7 @@ def test_two_hundred_dripping_clients_take_no_thread_each_and_a_good_client_stil
     refusals = [r for r in caplog.records if r.name == "rata.endpoint" and r.levelno == logging.WARNING]
     assert any("handshakes were pending" in r.getMessage() for r in refusals)
     assert len(refusals) <= 3 * 20, "a flood of bad clients floods the log"
-    assert any("refusals not logged" in r.getMessage() for r in refusals)
+    assert any("not logged" in r.getMessage() for r in refusals)
 
 
 def test_an_answer_sent_in_pieces_within_the_deadline_still_gets_in(folder, endpoint):
