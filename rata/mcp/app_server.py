@@ -28,9 +28,12 @@ class AppServer:
         catalog: Catalog | None = None,
         presenters: dict[str, Callable[[Any], dict[str, Any]]] | None = None,
         server: Server | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         """`server`: take over a server that is already serving (the one that answered from the
-        app's manifest while the app loaded, `rata.mcp.loading`) instead of making one."""
+        app's manifest while the app loaded, `rata.mcp.loading`) instead of making one.
+        `limiter`: the rate limits to count calls against, shared by every server of the running
+        app (`rata.mcp.running`); by default this server's own."""
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.presenters = presenters or {}
@@ -43,7 +46,7 @@ class AppServer:
         self._legacy_tools: list[dict[str, Any]] | None = None
         mcp = app.mcp_config
         self.instructions = mcp.instructions if mcp is not None else ""
-        self.limiter = Limiter(mcp.limit if mcp is not None else None)
+        self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Any = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
