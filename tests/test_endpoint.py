@@ -249,8 +249,8 @@ def open_folder():
     try:
         folder = AppFolder(base / "home").ensure()
         os.chmod(base, 0o755)
-        os.chmod(folder.path, 0o755)
         with EndpointServer(folder, MCP, echo):
+            os.chmod(folder.path, 0o755)  # after open(), which makes the folder private again
             yield folder
     finally:
         shutil.rmtree(base, ignore_errors=True)
