@@ -11,6 +11,7 @@ from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
+from rata.codegen.sanitize import clean_info, clean_instructions
 from rata.mcp.methods import OFFER, SHAPES, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
@@ -45,13 +46,13 @@ class AppServer:
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
         self._legacy_tools: list[dict[str, Any]] | None = None
         mcp = app.mcp_config
-        self.instructions = mcp.instructions if mcp is not None else ""
+        self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
         self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Any = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
         self.subscriptions = subscriptions.Subscriptions(self)
-        info = {"name": app.name, "version": app.version}
+        info = clean_info({"name": app.name, "version": app.version})
         if server is None:
             server = Server(info, self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
         else:
