@@ -55,7 +55,7 @@ REQUESTED_SCHEMA = {
 
 def args_digest(tool: str, arguments: dict[str, Any]) -> str:
     canonical = json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()  # an agent's lone surrogate must not break the digest
 
 
 class Confirmer:

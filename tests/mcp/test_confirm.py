@@ -290,3 +290,19 @@ def test_a_huge_value_is_cut_and_its_length_shown_and_the_message_is_bounded(tmp
     assert '…" (1000000 characters)' in message and len(message) < 500
     custom = asked_message(confirm_app(tmp_path, lambda ctx, **a: a["item"] * 3), {"item": huge})
     assert len(custom) == 2_000 and custom.endswith("…")
+
+
+def test_a_state_that_is_not_ascii_or_not_a_string_is_malformed_not_a_crash():
+    confirmer = Confirmer("token")
+    for state in ("é.abc", "\udfff.\udfff", "a" * 10 + "." + "\u202e" * 64, 7, None, ["a.b"]):
+        with pytest.raises(wire.McpError) as refused:
+            confirmer.check(state, "t", {})
+        assert refused.value.code == wire.INVALID_PARAMS and "malformed" in refused.value.message
+
+
+def test_arguments_holding_a_lone_surrogate_still_get_a_state_bound_to_them():
+    confirmer = Confirmer("token")
+    state = confirmer.issue("t", {"item": "\udfff"})
+    with pytest.raises(wire.McpError, match="another call"):
+        confirmer.check(state, "t", {"item": "\udffe"})
+    confirmer.check(state, "t", {"item": "\udfff"})
