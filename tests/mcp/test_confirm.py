@@ -306,3 +306,16 @@ def test_arguments_holding_a_lone_surrogate_still_get_a_state_bound_to_them():
     with pytest.raises(wire.McpError, match="another call"):
         confirmer.check(state, "t", {"item": "\udffe"})
     confirmer.check(state, "t", {"item": "\udfff"})
+
+
+@pytest.mark.subprocess
+def test_the_real_server_runs_nothing_on_an_accept_without_a_boolean_true(crm_home: Path):
+    client = AgentClient.spawn(crm_command(), env=subprocess_env(crm_home))
+    try:
+        client.call("customers_store", ADA)
+        for answer in ({"action": "accept"}, {"action": "accept", "content": {"confirm": "false"}}, {"action": "accept", "content": {"confirm": 0}}):
+            result = client.request("tools/call", delete_retry(ask(client), answer))
+            assert result["isError"] and result["content"][0]["text"] == DECLINED
+        assert len(client.read("app://customers_index")) == 1
+    finally:
+        client.close()
