@@ -123,7 +123,7 @@ class UsedNonces:
                 return True
         try:
             return self._claim_in_file(nonce, expiry, now)
-        except sqlite3.Error as error:  # fail closed: nothing runs on a confirmation that cannot be recorded
+        except (sqlite3.Error, OSError) as error:  # fail closed: nothing runs on a confirmation that cannot be recorded
             raise McpError(
                 wire.INTERNAL_ERROR,
                 f"The confirmation could not be recorded in {self.path!r} ({error}); nothing was done. "

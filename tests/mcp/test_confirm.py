@@ -319,3 +319,10 @@ def test_the_real_server_runs_nothing_on_an_accept_without_a_boolean_true(crm_ho
         assert len(client.read("app://customers_index")) == 1
     finally:
         client.close()
+
+
+def test_a_nonce_store_that_cannot_be_created_refuses_the_confirmation(tmp_path: Path):
+    confirmer = Confirmer("token", nonces=str(tmp_path / "missing-folder" / NONCES_FILE))
+    with pytest.raises(wire.McpError) as refused:
+        confirmer.check(confirmer.issue("t", {}), "t", {})
+    assert refused.value.code == wire.INTERNAL_ERROR and "nothing was done" in refused.value.message
