@@ -16,8 +16,15 @@ The handshake is one ASCII line each way, then the connection carries the protoc
 ``token`` is the per-install secret (``instance.token``, 0600). The greeting names the
 protocol and the protocol is inside every HMAC, so an MCP client can never be accepted by the
 dev endpoint or the other way round, even if one were pointed at the other's socket. A fresh
-nonce per connection makes a recorded answer worthless; an answer that does not come within
-the handshake timeout is refused. Every refusal is logged under ``rata.endpoint``.
+nonce per connection makes a recorded answer worthless; a handshake that is not done within
+`HANDSHAKE_TIMEOUT` seconds in all (not per byte) is cut. Every refusal is logged under
+``rata.endpoint`` (at most `LOG_BURST` lines a second; the rest are counted).
+
+Handshakes cost no thread: one thread accepts and walks every pending handshake with a
+selector, and a client gets a thread of its own only once it passed. At most
+`MAX_PENDING_HANDSHAKES` are pending at once; a new client over that cuts the oldest pending
+one (it has had the longest to answer), so clients that connect and stall can neither pile
+up nor keep a good client out.
 
 Why the app's folder and not ``$TMPDIR``: both sides already know the folder (it holds the
 database and the token), and a coding agent's sandbox may give it a ``TMPDIR`` of its own.
@@ -39,6 +46,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,8 +57,12 @@ from rata.logs import LazyLogger
 
 log = LazyLogger("rata.endpoint")  # applies the app's log configuration on first use
 
-HANDSHAKE_TIMEOUT = 2.0
-"""Seconds a client has to answer the challenge (and a client waits for the app's greeting)."""
+HANDSHAKE_TIMEOUT = 5.0
+"""Seconds for the whole handshake: a client has this long to answer the challenge, and a client waits this long for the app."""
+
+MAX_PENDING_HANDSHAKES = 16
+LOG_BURST = 20
+"""Refusals logged per second at most; a flood of bad clients must not flood the log."""
 
 MAX_HANDSHAKE_LINE = 512
 _SUN_PATH_MAX = 100  # sockaddr_un holds 104 (macOS) or 108 (Linux) bytes with the NUL; stay below both
@@ -135,6 +147,12 @@ class EndpointServer:
         self._clients: set[Connection] = set()
         self._clients_lock = threading.Lock()
         self._closing = False
+        self._wake_r: socket.socket | None = None  # close() wakes the accepting thread through this pair
+        self._wake_w: socket.socket | None = None
+        self._pending: dict[socket.socket, _Pending] = {}  # oldest first
+        self._log_second = 0
+        self._logged = 0
+        self._unlogged = 0
 
     def __enter__(self) -> EndpointServer:
         return self.open()
@@ -162,7 +180,8 @@ class EndpointServer:
             with _short_address(self.path) as address:
                 sock.bind(address)
             os.chmod(self.path, 0o600)  # before listen(): nobody can connect until then
-            sock.listen(16)
+            sock.listen(64)
+            sock.setblocking(False)
         except OSError as error:
             self._release_lock()
             raise EndpointError(
@@ -170,6 +189,7 @@ class EndpointServer:
                 hint="Check that the app's folder is writable (RATA_HOME sets it).",
             ) from None
         self._sock = sock
+        self._wake_r, self._wake_w = socket.socketpair()
         self._thread = threading.Thread(target=self._accept_loop, name=f"rata-endpoint-{self.kind.socket_name}", daemon=True)
         self._thread.start()
         log.info("%s endpoint open at %s", self.kind.protocol, self.path)
@@ -180,11 +200,13 @@ class EndpointServer:
         if self._sock is None:
             return
         self._closing = True
+        with contextlib.suppress(OSError, AttributeError):
+            self._wake_w.send(b"x")  # type: ignore[union-attr]
+        if self._thread is not None:
+            self._thread.join(2.0)
         with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)
         self._sock.close()
-        if self._thread is not None:
-            self._thread.join(2.0)
         with self._clients_lock:
             clients = list(self._clients)
         for client in clients:
@@ -221,31 +243,150 @@ class EndpointServer:
     # --- accepting and the challenge ---
 
     def _accept_loop(self) -> None:
-        assert self._sock is not None
-        while not self._closing:
-            try:
-                sock, _ = self._sock.accept()
-            except OSError:
-                if self._closing:
-                    return
-                continue
-            threading.Thread(target=self._serve_client, args=(sock,), name="rata-endpoint-client", daemon=True).start()
+        """Accept clients and walk their handshakes, all on this one thread; nothing raised here leaves it."""
+        import selectors
 
-    def _serve_client(self, sock: socket.socket) -> None:
+        assert self._sock is not None and self._wake_r is not None and self._wake_w is not None
+        selector = selectors.DefaultSelector()
+        try:
+            selector.register(self._sock, selectors.EVENT_READ, None)
+            selector.register(self._wake_r, selectors.EVENT_READ, None)
+            while not self._closing:
+                deadline = min((p.deadline for p in self._pending.values()), default=None)
+                events = selector.select(None if deadline is None else max(0.0, deadline - time.monotonic()))
+                for key, _ in events:
+                    if self._closing:
+                        break
+                    try:
+                        if key.fileobj is self._sock:
+                            self._accept(selector)
+                        elif key.data is not None:
+                            self._advance(selector, key.data)
+                    except Exception:  # noqa: BLE001 - one client's failure must not stop the endpoint
+                        log.exception("the %s endpoint failed on a client's handshake", self.kind.protocol)
+                        if key.data is not None:
+                            self._drop(selector, key.data, "the endpoint failed during the challenge")
+                now = time.monotonic()
+                for pending in [p for p in self._pending.values() if p.deadline <= now]:
+                    self._drop(selector, pending, f"no answer to the challenge within {self.handshake_timeout:g} s")
+        except Exception:  # noqa: BLE001 - logged; the endpoint stops taking clients but the app goes on
+            log.exception("the %s endpoint stopped accepting clients", self.kind.protocol)
+        finally:
+            if self._unlogged:
+                log.warning("%s more refusals on %s were not logged (over %s a second)", self._unlogged, self.kind.socket_name, LOG_BURST)
+            for pending in list(self._pending.values()):
+                self._pending.pop(pending.sock, None)
+                pending.sock.close()
+            selector.close()
+            self._wake_r.close()
+            self._wake_w.close()
+
+    def _accept(self, selector: object) -> None:
+        import secrets  # the app side only: the shim, which only answers, starts without it
+        import selectors
+
+        assert self._sock is not None and isinstance(selector, selectors.BaseSelector)
+        try:
+            sock, _ = self._sock.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._warn("could not accept a client on %s: %s", self.kind.socket_name, error.strerror or error)
+            return
         pid, uid = _peer_credentials(sock)
         who = f"pid {pid}" if pid else "a client"
         if uid is not None and uid != os.getuid():
-            log.warning("refused %s on %s: it runs as uid %s, the app as uid %s", who, self.kind.socket_name, uid, os.getuid())
+            self._warn("refused %s on %s: it runs as uid %s, the app as uid %s", who, self.kind.socket_name, uid, os.getuid())
             _refuse(sock, "wrong user")
             return
-        reason = self._challenge(sock)
-        if reason is not None:
-            log.warning("refused %s on %s: %s", who, self.kind.socket_name, reason)
-            _refuse(sock, reason)
+        if len(self._pending) >= MAX_PENDING_HANDSHAKES:
+            oldest = next(iter(self._pending.values()))
+            self._drop(selector, oldest, f"cut to make room: {MAX_PENDING_HANDSHAKES} handshakes were pending")
+        pending = _Pending(sock, secrets.token_hex(32), time.monotonic() + self.handshake_timeout, who, pid)
+        greeting = f"{self.kind.protocol} {pending.nonce}\n".encode("ascii")
+        try:
+            sock.setblocking(False)
+            sent = sock.send(greeting)  # a fresh socket's buffer always has room for one short line
+        except OSError as error:
+            self._warn("refused %s on %s: the connection failed during the challenge (%s)", who, self.kind.socket_name, error.strerror or error)
+            sock.close()
             return
-        connection = Connection(sock, pid)
+        if sent != len(greeting):
+            self._warn("refused %s on %s: it could not take the greeting", who, self.kind.socket_name)
+            sock.close()
+            return
+        self._pending[sock] = pending
+        selector.register(sock, selectors.EVENT_READ, pending)
+
+    def _advance(self, selector: object, pending: _Pending) -> None:
+        """Read what the client sent so far; on a whole line, let it in or refuse it."""
+        try:
+            # Peek, then consume only up to the newline: whatever the client sends after it is the protocol's.
+            data = pending.sock.recv(MAX_HANDSHAKE_LINE + 1 - len(pending.line), socket.MSG_PEEK)
+            end = data.find(b"\n")
+            pending.sock.recv(len(data) if end < 0 else end + 1)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._drop(selector, pending, f"the connection failed during the challenge ({error.strerror or error})")
+            return
+        if not data:
+            self._drop(selector, pending, "it closed the connection during the challenge")
+            return
+        if end < 0:
+            pending.line += data
+            if len(pending.line) > MAX_HANDSHAKE_LINE:
+                self._drop(selector, pending, "it sent an over-long line during the challenge")
+            return
+        line = bytes(pending.line + data[:end])
+        answer = line.decode("ascii", "replace").strip()
+        if not hmac.compare_digest(answer.encode("ascii", "replace"), self.kind.proof(self._token, "client", pending.nonce).encode("ascii")):
+            self._drop(selector, pending, "wrong answer to the challenge (not this install's token, or an answer to another challenge)")
+            return
+        self._forget(selector, pending)
+        sock = pending.sock
+        try:
+            sock.settimeout(max(0.01, pending.deadline - time.monotonic()))
+            sock.sendall(f"OK {self.kind.proof(self._token, 'app', pending.nonce)}\n".encode("ascii"))
+            sock.settimeout(None)
+        except OSError as error:
+            self._warn("refused %s on %s: the connection failed during the challenge (%s)", pending.who, self.kind.socket_name, error.strerror or error)
+            sock.close()
+            return
+        connection = Connection(sock, pending.pid)
         with self._clients_lock:
             self._clients.add(connection)
+        threading.Thread(target=self._serve_client, args=(connection, pending.who), name="rata-endpoint-client", daemon=True).start()
+
+    def _forget(self, selector: object, pending: _Pending) -> None:
+        import selectors
+
+        assert isinstance(selector, selectors.BaseSelector)
+        self._pending.pop(pending.sock, None)
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            selector.unregister(pending.sock)
+
+    def _drop(self, selector: object, pending: _Pending, reason: str) -> None:
+        """Refuse a pending handshake, log why, and close it."""
+        self._forget(selector, pending)
+        self._warn("refused %s on %s: %s", pending.who, self.kind.socket_name, reason)
+        _refuse(pending.sock, reason)
+
+    def _warn(self, message: str, *args: object) -> None:
+        """Log a refusal, at most `LOG_BURST` a second; the ones left out are counted in the next line."""
+        second = int(time.monotonic())
+        if second != self._log_second:
+            self._log_second, self._logged = second, 0
+        if self._logged >= LOG_BURST:
+            self._unlogged += 1
+            return
+        self._logged += 1
+        if self._unlogged:
+            message += f" (and {self._unlogged} refusals not logged, over {LOG_BURST} a second)"
+            self._unlogged = 0
+        log.warning(message, *args)
+
+    def _serve_client(self, connection: Connection, who: str) -> None:
         log.info("%s connected to %s", who, self.kind.socket_name)
         try:
             self.on_client(connection)
@@ -257,29 +398,19 @@ class EndpointServer:
             connection.close()
             log.info("%s left %s", who, self.kind.socket_name)
 
-    def _challenge(self, sock: socket.socket) -> str | None:
-        """Greet, check the answer; None when the client proved it holds the token, else why not."""
-        import secrets  # the app side only: the shim, which only answers, starts without it
 
-        nonce = secrets.token_hex(32)
-        try:
-            sock.settimeout(self.handshake_timeout)
-            sock.sendall(f"{self.kind.protocol} {nonce}\n".encode("ascii"))
-            answer = _read_line(sock)
-        except TimeoutError:
-            return f"no answer to the challenge within {self.handshake_timeout:g} s"
-        except OSError as error:
-            return f"the connection failed during the challenge ({error.strerror or error})"
-        if answer is None:
-            return "it closed the connection or sent an over-long line during the challenge"
-        if not hmac.compare_digest(answer, self.kind.proof(self._token, "client", nonce)):
-            return "wrong answer to the challenge (not this install's token, or an answer to another challenge)"
-        try:
-            sock.sendall(f"OK {self.kind.proof(self._token, 'app', nonce)}\n".encode("ascii"))
-            sock.settimeout(None)
-        except OSError as error:
-            return f"the connection failed during the challenge ({error.strerror or error})"
-        return None
+class _Pending:
+    """A client that has been greeted and not yet answered."""
+
+    __slots__ = ("sock", "nonce", "deadline", "who", "pid", "line")
+
+    def __init__(self, sock: socket.socket, nonce: str, deadline: float, who: str, pid: int | None) -> None:
+        self.sock = sock
+        self.nonce = nonce
+        self.deadline = deadline
+        self.who = who
+        self.pid = pid
+        self.line = bytearray()
 
 
 def connect(folder: AppFolder, kind: Kind, *, timeout: float = HANDSHAKE_TIMEOUT) -> Connection | None:
@@ -310,8 +441,9 @@ def connect(folder: AppFolder, kind: Kind, *, timeout: float = HANDSHAKE_TIMEOUT
 
 
 def _answer(sock: socket.socket, folder: AppFolder, kind: Kind, path: Path) -> Connection:
+    deadline = time.monotonic() + (sock.gettimeout() or HANDSHAKE_TIMEOUT)
     try:
-        greeting = _read_line(sock)
+        greeting = _read_line(sock, deadline)
         if greeting is None:
             raise EndpointError(f"The endpoint at {path} closed the connection without a greeting.")
         protocol, _, nonce = greeting.partition(" ")
@@ -319,7 +451,7 @@ def _answer(sock: socket.socket, folder: AppFolder, kind: Kind, path: Path) -> C
             raise EndpointError(f"The endpoint at {path} speaks {protocol or 'nothing known'!s}, not {kind.protocol}.")
         token = folder.token()
         sock.sendall((kind.proof(token, "client", nonce) + "\n").encode("ascii"))
-        reply = _read_line(sock)
+        reply = _read_line(sock, deadline)
     except TimeoutError:
         raise EndpointError(f"The endpoint at {path} did not finish the handshake in time.") from None
     except OSError as error:
@@ -335,10 +467,17 @@ def _answer(sock: socket.socket, folder: AppFolder, kind: Kind, path: Path) -> C
     return Connection(sock, None)
 
 
-def _read_line(sock: socket.socket) -> str | None:
-    """One handshake line, read a byte at a time so nothing after it is consumed; None on EOF or overflow."""
+def _read_line(sock: socket.socket, deadline: float) -> str | None:
+    """One handshake line, read a byte at a time so nothing after it is consumed; None on EOF or overflow.
+
+    Raises TimeoutError once `deadline` (a `time.monotonic()` value) passes, however the bytes trickle in.
+    """
     data = bytearray()
     while len(data) <= MAX_HANDSHAKE_LINE:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the handshake took too long")
+        sock.settimeout(left)
         byte = sock.recv(1)
         if not byte:
             return None
@@ -352,9 +491,10 @@ def _read_line(sock: socket.socket) -> str | None:
 
 
 def _refuse(sock: socket.socket, reason: str) -> None:
+    """Say why, without waiting on the client (the line fits in any socket buffer), and close."""
     try:
-        sock.settimeout(0.5)
-        sock.sendall(f"DENIED {reason}\n".encode("ascii", "replace"))
+        sock.setblocking(False)
+        sock.send(f"DENIED {reason}\n".encode("ascii", "replace"))
     except OSError:
         pass
     sock.close()

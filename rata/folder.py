@@ -6,6 +6,12 @@ folder for the app's identifier:
 - Linux and other Unix: ``$XDG_DATA_HOME/<identifier>`` (``~/.local/share/<identifier>``)
 - macOS: ``~/Library/Application Support/<identifier>``
 - Windows: ``%APPDATA%\\<identifier>``
+
+On POSIX the folder is private: `AppFolder.ensure` makes it 0700 (also when it already
+existed, looser, and belongs to this user) and the files rata keeps in it 0600 (the
+database and its ``-wal``/``-shm``, the token, the logs, the used-confirmation store). A
+folder it cannot make private (another user's, or on a file system without Unix modes) is
+refused with a `ConfigError` that says how to fix it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ if TYPE_CHECKING:
 TOKEN_FILE = "instance.token"
 DATABASE_FILE = "app.db"
 LOGS_DIR = "logs"
+PRIVATE_FILES = ("app.db", "app.db-wal", "app.db-shm", "app.db-journal", TOKEN_FILE, "confirm.db", "confirm.db-journal", "confirm.db-wal", "confirm.db-shm")
+"""Files rata keeps in the folder that must be 0600 (plus everything in the logs folder)."""
 MCP_SOCKET = "mcp.sock"  # the running app's endpoints (rata.endpoint)
 DEV_SOCKET = "dev.sock"
 
@@ -110,7 +118,10 @@ class AppFolder:
         return self.path / TOKEN_FILE
 
     def ensure(self) -> AppFolder:
-        """Create the folder (0700), its logs folder and the token (0600) if missing."""
+        """Create the folder (0700), its logs folder and the token (0600) if missing, and make them private if they are not.
+
+        Raises `ConfigError` if the folder cannot be created or made private.
+        """
         try:
             os.makedirs(self.where, mode=0o700, exist_ok=True)
             if not os.path.isdir(self.logs_dir):
@@ -120,8 +131,27 @@ class AppFolder:
                 f"The app folder {self.where!r} could not be created: {error.strerror}.",
                 hint="Set RATA_HOME to a writable folder.",
             ) from None
+        if os.name == "posix":
+            self._make_private()
         self.token()
         return self
+
+    def _make_private(self) -> None:
+        """The folder and logs 0700, rata's files 0600 (a few stat calls: it runs on every `ensure`, so a database SQLite made since is caught).
+
+        SQLite makes a new database with the process's umask (often 0644) and gives its -wal and -shm the
+        same mode; the folder's 0700 keeps other users out meanwhile, and the next `ensure` tightens them.
+        """
+        _private(self.where, 0o700, folder=self.where)
+        _private(self.logs_dir, 0o700, folder=self.where)
+        for name in PRIVATE_FILES:
+            _private(self.file(name), 0o600, folder=self.where)
+        try:
+            names = os.listdir(self.logs_dir)
+        except OSError:
+            names = []
+        for name in names:
+            _private(os.path.join(self.logs_dir, name), 0o600, folder=self.where)
 
     def token(self) -> str:
         """The per-install secret, created on first use with mode 0600."""
@@ -139,3 +169,37 @@ class AppFolder:
             token = secrets.token_urlsafe(32)
             handle.write(token + "\n")
         return token
+
+
+def _private(path: str, mode: int, *, folder: str) -> None:
+    """Give `path` `mode` if others can reach it; a missing file or a symlink is left alone (a link's target is not rata's)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        if path != folder:
+            return
+        info = os.stat(path)  # RATA_HOME may be a link to the real folder
+    if not stat.S_IMODE(info.st_mode) & 0o077:
+        return
+    what = "folder" if stat.S_ISDIR(info.st_mode) else "file"
+    if info.st_uid != os.getuid():
+        raise ConfigError(
+            f"The app {what} {path!r} can be read by other users (mode {stat.S_IMODE(info.st_mode):04o}) and belongs to "
+            f"uid {info.st_uid}, not to you (uid {os.getuid()}), so rata cannot make it private.",
+            hint=f"Have its owner run `chmod {mode:o} {path}`, or set RATA_HOME to a folder of your own.",
+        )
+    try:
+        os.chmod(path, mode)
+        loose = stat.S_IMODE(os.stat(path).st_mode) & 0o077
+    except OSError as error:
+        raise ConfigError(
+            f"The app {what} {path!r} can be read by other users and could not be made private: {error.strerror}.",
+            hint=f"Run `chmod {mode:o} {path}`, or set RATA_HOME to a folder of your own.",
+        ) from None
+    if loose:
+        raise ConfigError(
+            f"The app {what} {path!r} stays readable by other users after chmod {mode:o} (a file system without Unix permissions?).",
+            hint="Set RATA_HOME to a folder on a file system with Unix permissions (such as your home folder).",
+        )

@@ -325,6 +325,7 @@ class Analyzer:
                 value = value.value
             if value is not None and not isinstance(value, (str, int, float, bool)):
                 raise CodegenError(f"{where}: Literal value {value!r} is not a JSON scalar.", hint="Use str, int, float, bool or None values.")
+            _check_visible(value, f"Literal value {value!r}", where)
             flat.append(value)
         return LiteralNode(tuple(flat))
 
@@ -371,6 +372,7 @@ class Analyzer:
                         f"{where}: enum {cls.__name__}.{member.name} has the value {member.value!r}, which is not a JSON string or number.",
                         hint="Give the enum str or int values.",
                     )
+                _check_visible(member.value, f"enum {cls.__name__}.{member.name} has the value {member.value!r}, which", where)
             return EnumNode(cls)
         if cls in self._objects:
             return self._objects[cls]
@@ -539,6 +541,22 @@ def _is_str_like(key: Any) -> bool:
     if typing.get_origin(key) is typing.Literal:
         return all(isinstance(v, str) for v in typing.get_args(key))
     return isinstance(key, type) and issubclass(key, enum.Enum) and all(isinstance(m.value, str) for m in key)
+
+
+def _check_visible(value: Any, what: str, where: str) -> None:
+    """Refuse a string enum or Literal value that the cleaned schema would show otherwise than validation takes it.
+
+    Schemas are cleaned of invisible characters (`rata.cleantext`); a value holding some would be
+    listed as one string and accepted only as another, so no agent could ever send it.
+    """
+    from rata.cleantext import clean_text, visible
+
+    if isinstance(value, str) and clean_text(value) != value:
+        raise CodegenError(
+            f"{where}: {visible(what)} holds characters an agent cannot see (controls, bidirectional or zero-width ones, "
+            "and the like); schemas are cleaned of them, so the schema would offer a value that is never accepted.",
+            hint="Use only visible characters (newlines and tabs are fine) in enum and Literal values.",
+        )
 
 
 def _foreign_constraint(extra: Any) -> Field:

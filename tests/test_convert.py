@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NewType, Optional
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from rata import App, CommandRequest, Field, JsonValue, Origin, ValidationErrors, command
+from rata.cleantext import clean_text
+from rata.codegen.sanitize import clean_schema
 from rata.codegen.schema import value_schema
 from rata.convert import Invalid, Mismatch, from_json, from_json_fields, to_json
-from rata.errors import ResultError
+from rata.errors import CodegenError, ResultError
 from rata.typemodel import Analyzer, Node
 from tests.samples import Color, Coord, Dept, Draft, Filters, Movie, Person, Priority, TreeNode
 
@@ -653,3 +657,35 @@ def test_plain_fields_of_a_dataclass_result_are_checked_whatever_their_python_ty
         with pytest.raises(Mismatch) as caught:
             to_json(node, badge)
         assert str(caught.value) == message
+
+
+# --- enum and Literal values: what the cleaned schema lists is exactly what validation accepts ----
+
+
+ENUM_TEXT = st.lists(st.sampled_from(["a", "b", " ", "\x1b", "\x07", "\u202e", "\u200b", "\ud800", "\u2028", "\r", "\n", "é", "\ufe0f"]), max_size=6).map(
+    "".join
+)
+
+
+@given(st.lists(st.one_of(ENUM_TEXT, st.integers(-3, 3)), min_size=1, max_size=6, unique=True), st.booleans())
+def test_the_cleaned_schema_of_an_enum_lists_exactly_the_values_validation_accepts(values: list[Any], as_enum: bool) -> None:
+    import enum
+
+    if as_enum:
+        hint: Any = enum.Enum("Choice", {f"M{i}": v for i, v in enumerate(values)})
+        values = [m.value for m in hint]  # equal values become aliases of one member
+    else:
+        hint = Literal[tuple(values)]
+    try:
+        node = node_of(hint)
+    except CodegenError:
+        assert any(isinstance(v, str) and clean_text(v) != v for v in values)
+        return
+    schema = clean_schema(value_schema(node))  # what tools/list shows the agent
+    offered = schema["enum"] if "enum" in schema else [schema["const"]]
+    assert sorted(map(repr, offered)) == sorted(map(repr, values))
+    assert all(accepted_by_from_json(node, value) for value in offered)
+    for value in values:
+        if isinstance(value, str):
+            for near in (value + "\u200b", "\u202e" + value, value.upper() + "\x1b"):
+                assert accepted_by_from_json(node, near) == (near in values)

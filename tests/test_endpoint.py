@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -248,8 +249,8 @@ def open_folder():
     try:
         folder = AppFolder(base / "home").ensure()
         os.chmod(base, 0o755)
-        os.chmod(folder.path, 0o755)
         with EndpointServer(folder, MCP, echo):
+            os.chmod(folder.path, 0o755)  # after open(), which makes the folder private again
             yield folder
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -266,3 +267,112 @@ def test_another_user_is_refused_by_uid_even_if_the_socket_were_loosened(open_fo
     os.chmod(socket_path(open_folder, MCP), 0o777)
     assert as_other_user(socket_path(open_folder, MCP)) == "DENIED wrong user"
     assert f"uid {NOBODY}" in caplog.text
+
+
+# --- slow and stalled clients: one deadline for the whole handshake, a bounded number pending ---
+
+
+def drip(socks: list[socket.socket], seconds: float, every: float = 0.2) -> None:
+    """Send one byte of a never-ending answer on each socket, every `every` seconds, for `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for sock in socks:
+            with contextlib.suppress(OSError):  # cut by the endpoint
+                sock.send(b"a")
+        time.sleep(every)
+
+
+def patient(folder: AppFolder) -> socket.socket:
+    """`raw`, retrying while the listen backlog is full (a Unix socket says so at once instead of waiting)."""
+    end = time.monotonic() + 5
+    while True:
+        try:
+            return raw(folder)
+        except BlockingIOError:
+            OPENED.pop().close()
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.01)
+
+
+def test_a_client_dripping_its_answer_a_byte_at_a_time_is_cut_at_the_deadline(folder, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    with EndpointServer(folder, MCP, echo, handshake_timeout=1.0):
+        sock = raw(folder)
+        started = time.monotonic()
+        assert read_line(sock).startswith("RATA-MCP/1 ")
+        sock.setblocking(False)
+        reply = b""
+        while b"\n" not in reply and time.monotonic() - started < 6:
+            drip([sock], 0.2, every=0.1)  # a byte every 0.1 s: each far inside any per-byte timeout
+            with contextlib.suppress(BlockingIOError):
+                reply += sock.recv(100)
+        elapsed = time.monotonic() - started
+    assert reply == b"DENIED no answer to the challenge within 1 s\n"
+    assert 0.9 < elapsed < 2.5
+    assert "no answer to the challenge within 1 s" in caplog.text
+
+
+def test_two_hundred_dripping_clients_take_no_thread_each_and_a_good_client_still_gets_in(folder, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    with EndpointServer(folder, MCP, echo, handshake_timeout=3.0):
+        before = threading.active_count()
+        drippers = [patient(folder) for _ in range(200)]
+        drip(drippers, 0.6)
+        during = threading.active_count()
+        connection = connect(folder, MCP)  # while the last sixteen still drip
+        assert connection is not None
+        connection.send(b"still here\n")
+        assert connection.rfile.readline() == b"STILL HERE\n"
+        drip(drippers, 0.4)
+        assert threading.active_count() <= during + 1  # the good client's own thread, nothing per dripper
+    assert during - before <= 2, f"{during - before} threads for 200 pending handshakes"
+    refusals = [r for r in caplog.records if r.name == "rata.endpoint" and r.levelno == logging.WARNING]
+    assert any("handshakes were pending" in r.getMessage() for r in refusals)
+    assert len(refusals) <= 3 * 20, "a flood of bad clients floods the log"
+    assert any("not logged" in r.getMessage() for r in refusals)
+
+
+def test_an_answer_sent_in_pieces_within_the_deadline_still_gets_in(folder, endpoint):
+    sock = raw(folder)
+    nonce = read_line(sock).split()[1]
+    answer = MCP.proof(folder.token(), "client", nonce).encode() + b"\n"
+    for piece in (answer[:10], answer[10:40], answer[40:]):
+        sock.sendall(piece)
+        time.sleep(0.05)
+    assert read_line(sock).startswith("OK ")
+    sock.sendall(b"after\n")
+    assert read_line(sock) == "AFTER\n"
+
+
+def test_a_protocol_line_sent_right_after_the_answer_is_not_swallowed_by_the_handshake(folder, endpoint):
+    sock = raw(folder)
+    nonce = read_line(sock).split()[1]
+    sock.sendall(MCP.proof(folder.token(), "client", nonce).encode() + b"\nfirst line\n")
+    assert read_line(sock).startswith("OK ")
+    assert read_line(sock) == "FIRST LINE\n"
+
+
+def test_the_client_gives_up_on_an_app_that_drips_its_greeting(folder, tmp_path):
+    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    OPENED.append(impostor)
+    impostor.bind(str(socket_path(folder, MCP)))
+    impostor.listen(1)
+    stop = threading.Event()
+
+    def greet_slowly() -> None:
+        sock, _ = impostor.accept()
+        OPENED.append(sock)
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                sock.send(b"R")
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=greet_slowly, daemon=True)
+    thread.start()
+    started = time.monotonic()
+    with pytest.raises(EndpointError, match="did not finish the handshake in time"):
+        endpoint_connect(folder, MCP, timeout=0.5)
+    stop.set()
+    thread.join(5)
+    assert time.monotonic() - started < 2

@@ -38,3 +38,93 @@ def test_a_token_made_readable_by_others_is_made_private_again(tmp_path):
     os.chmod(folder.token_path, 0o644)
     folder.token()
     assert stat.S_IMODE(folder.token_path.stat().st_mode) == 0o600
+
+
+# --- an existing folder is made private too, with rata's files in it ----------------------------
+
+needs_posix = pytest.mark.skipif(os.name != "posix", reason="Unix permissions")
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@needs_posix
+def test_an_existing_open_folder_and_the_files_in_it_are_made_private(tmp_path):
+    home = tmp_path / "app"
+    (home / "logs").mkdir(parents=True)
+    os.chmod(home, 0o755)
+    os.chmod(home / "logs", 0o755)
+    files = [home / n for n in ("app.db", "app.db-wal", "app.db-shm", "instance.token", "confirm.db")] + [
+        home / "logs" / "app.log",
+        home / "logs" / "app.log.1",
+    ]
+    for file in files:
+        file.write_text("x\n")
+        os.chmod(file, 0o644)
+    users = home / "notes.txt"  # not rata's: left as it is
+    users.write_text("mine")
+    os.chmod(users, 0o644)
+    AppFolder(home).ensure()
+    assert mode(home) == 0o700 and mode(home / "logs") == 0o700
+    assert {file.name: mode(file) for file in files} == {file.name: 0o600 for file in files}
+    assert mode(users) == 0o644
+
+
+@needs_posix
+def test_a_link_in_the_folder_is_not_followed_to_loosen_or_tighten_its_target(tmp_path):
+    target = tmp_path / "elsewhere.db"
+    target.write_text("")
+    os.chmod(target, 0o644)
+    home = tmp_path / "app"
+    home.mkdir()
+    (home / "app.db").symlink_to(target)
+    AppFolder(home).ensure()
+    assert mode(target) == 0o644
+
+
+@needs_posix
+def test_rata_home_may_be_a_link_to_the_real_folder_which_is_made_private(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o755)
+    os.chmod(real, 0o755)
+    (tmp_path / "link").symlink_to(real)
+    AppFolder(tmp_path / "link").ensure()
+    assert mode(real) == 0o700
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_an_open_folder_of_another_user_is_refused_with_the_fix(tmp_path):
+    from rata.errors import ConfigError
+
+    home = tmp_path / "app"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    os.chown(home, 65534, 65534)
+    with pytest.raises(ConfigError) as refused:
+        AppFolder(home).ensure()
+    assert "can be read by other users (mode 0755)" in refused.value.message and "uid 65534" in refused.value.message
+    assert f"chmod 700 {home}" in refused.value.hint
+    assert mode(home) == 0o755
+
+
+@pytest.mark.subprocess
+@needs_posix
+def test_the_apps_own_migrate_in_an_open_folder_leaves_everything_private(tmp_path):
+    """Through the real `crm --migrate`: the folder existed 0755; the database SQLite made, and its -wal/-shm, end up 0600."""
+    import subprocess
+
+    from tests.conftest import subprocess_env
+    from tests.mcp.peers import crm_command
+
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    env = subprocess_env(home)
+    for _ in range(2):  # the second start tightens what SQLite made with the umask during the first
+        result = subprocess.run([*crm_command()[:-1], "--migrate"], capture_output=True, text=True, env=env, timeout=60)
+        assert result.returncode == 0, result.stderr
+    assert mode(home) == 0o700
+    made = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.name == "app.db" for p in made)
+    assert {p.name: mode(p) for p in made} == {p.name: 0o600 for p in made}

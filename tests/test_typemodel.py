@@ -686,3 +686,23 @@ def test_hints_that_name_classes_resolve_as_typing_resolves_them_and_others_take
     assert _simple_hints(fn) is None  # left to typing, so that the error names it
     with pytest.raises(CodegenError):
         resolve_hints(fn, "command 'x'")
+
+
+# --- enum and Literal values: the schema lists exactly what validation accepts --------------------
+
+
+def test_a_literal_or_enum_value_with_invisible_characters_is_refused_naming_it() -> None:
+    import enum
+
+    from rata.errors import CodegenError
+    from rata.typemodel import Analyzer
+
+    class Mode(enum.Enum):
+        SAFE = "safe"
+        SNEAKY = "safe\u202e"
+
+    for hint, named in ((Literal["a", "to\u200bdo"], "Literal value 'to\\u200bdo'"), (Mode, "enum Mode.SNEAKY has the value 'safe\\u202e'")):
+        with pytest.raises(CodegenError) as refused:
+            Analyzer().analyze(hint, "command 'f', parameter 'x'")
+        assert named in refused.value.message and "agent cannot see" in refused.value.message
+        assert "Use only visible characters" in refused.value.hint

@@ -7,44 +7,33 @@ other format characters, tag characters, variation selectors, private-use and un
 code points, and invisible fillers. `clean_schema` applies it to every string in a schema.
 `check_bounds` refuses schemas nested deeper than `MAX_DEPTH` or holding more than
 `MAX_VALUES` JSON values.
+
+Text that is shown rather than read as instructions gets the same treatment in two other
+forms: `clean_line` (one line, for names and versions) and, where the user must see what
+will really happen (the confirmation message, which holds values an agent chose),
+`visible`, which writes each such character as an escape (``\u202e``) instead of dropping
+it, and `quote`, which shows one value as a quoted JSON string. Every function here takes a
+`limit` and is idempotent: cleaning cleaned text changes nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from rata.cleantext import _is_invisible, clean_line, clean_text, quote, visible  # noqa: F401 - the cleaner lives below the codegen layer
 
-from rata.errors import SchemaBoundsError
+TYPE_CHECKING = False  # not typing's: a server that starts from its manifest cleans with this module before anything imports typing
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 32
 MAX_VALUES = 10_000
-_KEEP = {"\n", "\t"}
-_DROP_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn"}
-_INVISIBLE = {0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180E, 0x034F}
-_LINE_BREAKS = {"\u2028": "\n", "\u2029": "\n\n", "\r\n": "\n", "\r": "\n"}
-
-
-def _is_invisible(char: str) -> bool:
-    if char in _KEEP:
-        return False
-    code = ord(char)
-    if code in _INVISIBLE:
-        return True
-    if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:  # variation selectors
-        return True
-    import unicodedata  # loaded for text that is not plain printable ASCII, which most schemas never hold
-
-    return unicodedata.category(char) in _DROP_CATEGORIES
-
-
-def clean_text(text: str) -> str:
-    """`text` without invisible and control characters; line separators become newlines."""
-    if text.isascii() and text.isprintable():
-        return text
-    for sequence, replacement in _LINE_BREAKS.items():
-        text = text.replace(sequence, replacement)
-    if text.isascii():  # the only invisible ASCII characters are the controls (category Cc)
-        return "".join(char for char in text if " " <= char < "\x7f" or char in _KEEP)
-    return "".join(char for char in text if not _is_invisible(char))
+MAX_INSTRUCTIONS = 10_000
+"""Characters of the server's ``instructions``; the rest is cut."""
+MAX_NAME = 128
+"""Characters of ``serverInfo.name`` and ``serverInfo.version``."""
+MAX_MESSAGE = 2_000
+"""Characters of a confirmation message shown to the user."""
+MAX_SHOWN_VALUE = 200
+"""Characters of one argument value inside a confirmation message."""
 
 
 def clean_schema(value: Any) -> Any:
@@ -98,6 +87,8 @@ def count_values(value: Any) -> int:
 
 def check_bounds(schema: dict[str, Any], where: str) -> None:
     """Raise `SchemaBoundsError` if the schema is too deep or too large to show an agent."""
+    from rata.errors import SchemaBoundsError
+
     depth = schema_depth(schema)
     if depth > MAX_DEPTH:
         raise SchemaBoundsError(
@@ -110,3 +101,13 @@ def check_bounds(schema: dict[str, Any], where: str) -> None:
             f"{where}: the schema holds {values} JSON values; at most {MAX_VALUES} are allowed.",
             hint="Shrink it: fewer fields or enum members, or a simpler type for the large part.",
         )
+
+
+def clean_info(info: dict[str, Any]) -> dict[str, Any]:
+    """``serverInfo`` as an agent may see it: its strings on one line, at most `MAX_NAME` characters."""
+    return {clean_line(str(key), MAX_NAME): clean_line(value, MAX_NAME) if isinstance(value, str) else value for key, value in info.items()}
+
+
+def clean_instructions(text: str) -> str:
+    """The server's ``instructions``, cleaned and cut at `MAX_INSTRUCTIONS` characters."""
+    return clean_text(text, MAX_INSTRUCTIONS)

@@ -11,6 +11,7 @@ from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
+from rata.codegen.sanitize import clean_info, clean_instructions
 from rata.mcp.methods import OFFER, SHAPES, resources, subscriptions, tools
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
@@ -28,9 +29,12 @@ class AppServer:
         catalog: Catalog | None = None,
         presenters: dict[str, Callable[[Any], dict[str, Any]]] | None = None,
         server: Server | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         """`server`: take over a server that is already serving (the one that answered from the
-        app's manifest while the app loaded, `rata.mcp.loading`) instead of making one."""
+        app's manifest while the app loaded, `rata.mcp.loading`) instead of making one.
+        `limiter`: the rate limits to count calls against, shared by every server of the running
+        app (`rata.mcp.running`); by default this server's own."""
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.presenters = presenters or {}
@@ -42,13 +46,13 @@ class AppServer:
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
         self._legacy_tools: list[dict[str, Any]] | None = None
         mcp = app.mcp_config
-        self.instructions = mcp.instructions if mcp is not None else ""
-        self.limiter = Limiter(mcp.limit if mcp is not None else None)
+        self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
+        self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Any = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
         self.subscriptions = subscriptions.Subscriptions(self)
-        info = {"name": app.name, "version": app.version}
+        info = clean_info({"name": app.name, "version": app.version})
         if server is None:
             server = Server(info, self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
         else:
@@ -75,9 +79,10 @@ class AppServer:
     def confirmer(self) -> Any:
         """Signs and checks confirmation states; made on first use (most sessions never confirm anything)."""
         if self._confirmer is None:
-            from rata.mcp.confirm import Confirmer
+            from rata.mcp.confirm import NONCES_FILE, Confirmer
 
-            self._confirmer = Confirmer(self.app.folder.ensure().token())
+            folder = self.app.folder.ensure()
+            self._confirmer = Confirmer(folder.token(), nonces=folder.file(NONCES_FILE))
         return self._confirmer
 
     def tools_for(self, era: str) -> list[dict[str, Any]]:

@@ -89,7 +89,13 @@ def read(ref: str) -> Manifest | None:
             data = json.loads(handle.read())
     except (OSError, ValueError):
         return None
-    return Manifest(ref, file, data) if _still_true(data, ref) else None
+    if not _still_true(data, ref):
+        return None
+    from rata.codegen.sanitize import clean_info, clean_instructions
+
+    offer = data["offer"]  # cleaned again: the file may come from an older rata, or have been edited
+    offer["info"], offer["instructions"] = clean_info(offer["info"]), clean_instructions(offer["instructions"])
+    return Manifest(ref, file, data)
 
 
 def _still_true(data: Any, ref: str) -> bool:

@@ -6,7 +6,8 @@
 
 Each connection is one MCP client (its own era, capabilities, listen streams), served by the
 same `AppServer` as `crm --mcp` on stdio; they all share the app, so its database, live
-registry and events are the running app's own. The shim (`rata.mcp.shim`) is what connects.
+registry and events are the running app's own, and so is the rate limit: one budget per tool
+for all of them, however many shims connect. The shim (`rata.mcp.shim`) is what connects.
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import Relay
 
+    from rata.ratelimit import Limiter
+
     catalog = build_catalog(app)  # once: every client sees the same surface
+    mcp = app.mcp_config
+    limiter = Limiter(mcp.limit if mcp is not None else None)  # once: one budget per tool for the whole app, not per connection
 
     def serve(connection: Connection) -> None:
-        server = AppServer(app, send=connection.send, catalog=catalog).server
+        server = AppServer(app, send=connection.send, catalog=catalog, limiter=limiter).server
         server.relay = Relay(connection.rfile, server.receive, server.oversized)
         try:
             server.relay.run()  # a client going away mid-line is the same as EOF

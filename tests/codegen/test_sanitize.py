@@ -9,10 +9,13 @@ import copy
 from typing import Annotated, Any, Literal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rata import Ctx, command
+from rata.cleantext import clean_line, quote, visible
 from rata.codegen.catalog import command_schemas
-from rata.codegen.sanitize import MAX_DEPTH, MAX_VALUES, check_bounds, clean_schema, clean_text, count_values, schema_depth
+from rata.codegen.sanitize import MAX_DEPTH, MAX_VALUES, check_bounds, clean_info, clean_instructions, clean_schema, clean_text, count_values, schema_depth
 from rata.command import inspect_command
 from rata.errors import CodegenError, SchemaBoundsError
 from rata.typemodel import Analyzer
@@ -107,7 +110,7 @@ def test_a_schema_is_cleaned_everywhere_keys_included_and_left_unchanged() -> No
 
 
 def test_a_commands_schemas_reach_the_agent_cleaned() -> None:
-    def notes_add(body: str, kind: Literal["to\u200bdo", "done"] = "done") -> Annotated[str, "The note\u2028as \u202estored"]:
+    def notes_add(body: str, kind: Literal["todo", "done"] = "done") -> Annotated[str, "The note\u2028as \u202estored"]:
         """Add a note.
 
         Args:
@@ -213,3 +216,90 @@ def test_ascii_text_loses_exactly_the_characters_the_general_rule_drops() -> Non
     every_ascii = "".join(map(chr, range(128))).replace("\r", "")
     assert clean_text(every_ascii) == "".join(char for char in every_ascii if not _is_invisible(char))
     assert clean_text("one\r\ntwo\rthree\x7f\x00") == "one\ntwo\nthree"
+
+
+# --- the cleaner, for any text ------------------------------------------------------------------
+
+
+# Every code point, lone surrogates included (st.text() leaves them out by default), with the hostile ones made likely.
+HOSTILE = st.sampled_from(
+    [
+        "\x1b",
+        "\x07",
+        "\x00",
+        "\x85",
+        "\x9b",
+        "\r",
+        "\u2028",
+        "\u2029",
+        "\u202e",
+        "\u2066",
+        "\u200b",
+        "\ufeff",
+        "\ud800",
+        "\udfff",
+        "\U000e0041",
+        "\ufe0f",
+        "\ue000",
+        "\n",
+        "\t",
+        "a",
+        " ",
+    ]
+)
+ANY_TEXT = st.lists(st.one_of(HOSTILE, st.characters(codec=None, exclude_categories=())), max_size=80).map("".join)
+LIMITS = st.one_of(st.none(), st.integers(min_value=1, max_value=100))
+
+
+def unseen(char: str) -> bool:
+    """A character a reader cannot see: controls other than newline and tab, format (bidi, zero-width), surrogates, private use, unassigned."""
+    import unicodedata
+
+    return char not in "\n\t" and (unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn") or char in "\u2028\u2029")
+
+
+@given(ANY_TEXT, LIMITS)
+def test_cleaned_text_has_nothing_unseen_is_bounded_and_cleaning_it_again_changes_nothing(text: str, limit: int | None) -> None:
+    cleaned = clean_text(text, limit)
+    assert not any(unseen(char) for char in cleaned)
+    assert limit is None or len(cleaned) <= limit
+    assert clean_text(cleaned, limit) == cleaned
+    cleaned.encode("utf-8")  # no lone surrogate left: it can be written
+
+
+@given(ANY_TEXT, LIMITS)
+def test_a_cleaned_line_has_no_line_breaks_or_tabs_either(text: str, limit: int | None) -> None:
+    line = clean_line(text, limit)
+    assert not any(unseen(char) or char in "\n\t" for char in line)
+    assert limit is None or len(line) <= limit
+    assert clean_line(line, limit) == line
+
+
+@given(ANY_TEXT, LIMITS)
+def test_visible_text_shows_every_unseen_character_as_an_escape(text: str, limit: int | None) -> None:
+    shown = visible(text, limit)
+    assert not any(unseen(char) or char == "\r" for char in shown)
+    assert limit is None or len(shown) <= limit
+    assert visible(shown, limit) == shown
+    if limit is None:  # nothing is dropped: each unseen character becomes an escape of its code point
+        for char in set(text):
+            if unseen(char):
+                assert ("\\r" if char == "\r" else f"{ord(char):02x}") in shown
+
+
+@given(ANY_TEXT)
+def test_a_quoted_value_is_one_json_string_that_reads_back_as_the_value(text: str) -> None:
+    import json
+
+    shown = quote(text, 60)
+    assert shown.startswith('"') and not any(unseen(char) for char in shown)
+    if len(shown) <= 60 and not any(unseen(char) for char in text):
+        assert json.loads(shown) == text
+
+
+@given(ANY_TEXT, ANY_TEXT)
+def test_server_info_and_instructions_are_cleaned_and_bounded(name: str, instructions: str) -> None:
+    info = clean_info({"name": name * 10, "version": name})
+    assert all(len(v) <= 128 and not any(unseen(c) or c in "\n\t" for c in v) for v in info.values())
+    cleaned = clean_instructions(instructions * 200)
+    assert len(cleaned) <= 10_000 and not any(unseen(c) for c in cleaned)

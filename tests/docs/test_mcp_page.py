@@ -135,7 +135,7 @@ def test_confirm_message_format_string_and_a_broken_one(tmp_path: Path) -> None:
     logging.getLogger("rata.mcp").disabled = True
     try:
         with AgentClient(app) as agent:
-            with pytest.raises(ConfirmationRequested, match=r"'Remove nut\?'"):
+            with pytest.raises(ConfirmationRequested, match=r"'Remove \"nut\"\?'"):
                 agent.call("remove", {"item": "nut"})
             with pytest.raises(ConfirmationRequested, match=r"An agent wants to run drop\(item=\"nut\"\): Drop it\. Allow it\?"):
                 agent.call("drop", {"item": "nut"})
@@ -372,13 +372,19 @@ def test_the_limits_table() -> None:
 
     assert inspect.signature(Server).parameters["workers"].default == 8
     assert HANDOVER_S == 0.002
+    from rata.endpoint import HANDSHAKE_TIMEOUT, LOG_BURST, MAX_PENDING_HANDSHAKES
+
+    assert (HANDSHAKE_TIMEOUT, MAX_PENDING_HANDSHAKES, LOG_BURST) == (5.0, 16, 20)
     text = page()
     shown_limits = (
         "| A message line | 4 MiB (4,194,304 bytes) |",
         "| Open `subscriptions/listen` streams | 1024 |",
         "| 9: one on the thread that read it, 8 on worker threads |",
-        "| A `requestState` | 10 minutes |",
+        "| A `requestState` | 10 minutes, and one retry |",
         "If it runs longer than 2 ms, another\nthread takes over reading",
+        "| The running app's endpoint handshake | 5 seconds in all",
+        "| Handshakes pending at once on the endpoint | 16,",
+        "logged, at most 20 a second",
     )
     for shown in shown_limits:
         assert shown in text

@@ -158,3 +158,19 @@ def test_a_folder_the_app_sets_itself_is_recorded(notes, tmp_path):
         app.folder = None
     found = manifest.read(ref)
     assert found is not None and found.folder_location() == str(tmp_path / "its-own")
+
+
+def test_info_and_instructions_in_a_manifest_are_cleaned_when_it_is_read(notes):
+    """A manifest written by an older rata, or edited by hand, still reaches no client uncleaned."""
+    ref, app, _ = notes
+    path, _ = written(ref, app)
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["offer"]["info"] = {"name": "notes\u202e\x1b[2J", "version": "1.0\n\x07" + "9" * 500}
+    data["offer"]["instructions"] = "Count\u200b notes.\x1b]0;owned\x07" + "x" * 20_000
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    offer = manifest.read(ref).offer
+    assert offer["info"]["name"] == "notes[2J"
+    assert offer["info"]["version"].startswith("1.0 9") and len(offer["info"]["version"]) == 128
+    assert offer["instructions"].startswith("Count notes.]0;owned") and len(offer["instructions"]) == 10_000

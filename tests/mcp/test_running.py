@@ -118,3 +118,20 @@ def test_many_agents_at_once_each_get_their_own_answers(running, crm):
         thread.join(30)
     assert errors == []
     assert len(crm.call("customers_index")) == 6
+
+
+def test_every_connection_of_the_running_app_shares_one_rate_limit_budget(crm):
+    """Three shims are one app: 2 calls a minute means 2 in all, not 2 each."""
+    crm.mcp_config.rate_limit(2, per=60)
+    try:
+        with RunningApp(crm):
+            agents = [AgentClient.running(crm, client=f"shim-{i}") for i in range(3)]
+            try:
+                results = [agent.call("customers_index") for agent in agents for _ in range(2)]
+            finally:
+                for agent in agents:
+                    agent.close()
+    finally:
+        crm.mcp_config.rate_limit(300, per=60)
+    assert [r.is_error for r in results] == [False, False, True, True, True, True]
+    assert results[-1].text.startswith("Rate limit for customers_index: 2 calls per 60 s.")

@@ -135,21 +135,50 @@ def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str,
 
 
 def confirmation_message(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
+    """What the user reads before allowing a call: the app's `confirm_message`, or the default.
+
+    The agent chose the argument values, so the user must see them as they will run: in the
+    default message and in a format string each string value is shown quoted, with invisible
+    characters written as escapes (``"bolt\\u202e"``) and cut at `MAX_SHOWN_VALUE` characters;
+    whatever the message holds in the end is escaped the same way and cut at `MAX_MESSAGE`.
+    """
+    from rata.codegen.sanitize import MAX_MESSAGE, MAX_SHOWN_VALUE, clean_text, quote, visible
+
     custom = spec.confirm_message
     if custom is not None:
         helper = Ctx(ctx.app, CommandRequest(spec.name, arguments, Origin.agent(call.client_name)))
         try:
             if callable(custom):
-                return str(custom(helper, **kwargs))
-            return custom.format(**kwargs)
+                return visible(str(custom(helper, **kwargs)), MAX_MESSAGE)
+            shown = {key: _Shown(quote(value, MAX_SHOWN_VALUE)) if isinstance(value, str) else value for key, value in kwargs.items()}
+            return visible(custom.format(**shown), MAX_MESSAGE)
         except Exception:  # noqa: BLE001 - a broken message must not block the default one
             log.exception("confirm_message of %s failed; using the default", spec.name)
         finally:
             if helper._db is not None:
                 ctx.app.track_tables(None)
-    summary = spec.description.split("\n\n")[0] if spec.description else spec.name
-    shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
-    return f"An agent wants to run {spec.name}({shown}): {summary} Allow it?"
+    summary = clean_text(spec.description.split("\n\n")[0], MAX_SHOWN_VALUE * 2) if spec.description else spec.name
+    shown_args = ", ".join(f"{visible(key, 64)}={_show(value, MAX_SHOWN_VALUE)}" for key, value in arguments.items())
+    return visible(f"An agent wants to run {spec.name}({shown_args}): {summary} Allow it?", MAX_MESSAGE)
+
+
+class _Shown(str):
+    """A value already quoted for a confirmation message; a format spec such as ``{item:>10}`` still applies."""
+
+    __slots__ = ()
+
+
+def _show(value: Any, limit: int) -> str:
+    """One argument as JSON: strings quoted (`quote`), other values as compact JSON, escaped and cut the same way."""
+    from rata.codegen.sanitize import quote, visible
+
+    if isinstance(value, str):
+        return quote(value, limit)
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return visible(text, limit)
 
 
 def ok_result(value: Any, tool: dict[str, Any], era: str) -> dict[str, Any]:
