@@ -496,7 +496,7 @@ def _line(logger: str, message: str, fields: dict[str, Any]) -> str:
         second, nanos = divmod(time.time_ns(), 1_000_000_000)
         cached = _second
         when = (cached[1] if cached[0] == second else _date_time(second)) + _MILLIS[nanos // 1_000_000]
-        values = [_STRING(value) if type(value) is str and len(value) <= TEXT_CHARS and value.isascii() else _value(value) for value in map(fields.__getitem__, names)]
+        values = [_STRING(v) if type(v) is str and len(v) <= TEXT_CHARS and v.isascii() else _value(v) for v in map(fields.__getitem__, names)]
         line = template % (when, *values)
         if len(line) * 4 <= LINE_BYTES:
             return line
