@@ -202,21 +202,28 @@ def _name(key: object) -> str:
     return _text(key if isinstance(key, str) else _repr(key), NAME_CHARS)
 
 
+def _short(text: Any, limit: int) -> str:
+    """A head field's text: as it is when short plain ASCII (the usual case), else made valid and cut."""
+    if type(text) is str and len(text) <= limit and text.isascii():
+        return text
+    return _text(text if isinstance(text, str) else str(text), limit)
+
+
 def format_line(created: float, level: str, logger: str, message: str, extra: dict[str, Any]) -> str:
     """One entry: ts, level, logger, message, then the extra fields in their order; strict JSON, at most `LINE_BYTES`."""
-    head: dict[str, Any] = {
-        "ts": timestamp(created),
-        "level": _text(str(level), NAME_CHARS),
-        "logger": _text(str(logger), NAME_CHARS),
-        "message": _text(str(message), MESSAGE_CHARS),
-    }
-    fields = {_name(key): value for key, value in extra.items()}  # an extra field named like one of the four takes its place
-    for key, value in fields.items():
-        head[key] = _field(key, value)
-    line = _encode(head)
+    level, logger, message = _short(level, NAME_CHARS), _short(logger, NAME_CHARS), _short(message, MESSAGE_CHARS)
+    fields = {key if type(key) is str and len(key) <= NAME_CHARS and key.isascii() else _name(key): value for key, value in extra.items()}
+    if not _HEAD.isdisjoint(fields):  # an extra field named like one of the four takes its place
+        entry: dict[str, Any] = {"ts": timestamp(created), "level": level, "logger": logger, "message": message}
+        for key, value in fields.items():
+            entry[key] = _field(key, value)
+        line = _encode(entry)
+    else:
+        line = f'{{"ts": "{timestamp(created)}", "level": {_STRING(level)}, "logger": {_STRING(logger)}, "message": {_STRING(message)}'
+        line = f"{line}, {_encode({key: _field(key, value) for key, value in fields.items()})[1:]}" if fields else line + "}"
     if len(line) * 4 <= LINE_BYTES or len(line.encode("utf-8", "replace")) <= LINE_BYTES:
         return line
-    return _shorter(head)
+    return _shorter(json.loads(line))  # rare: the line is this function's own strict JSON
 
 
 def _shorter(entry: dict[str, Any]) -> str:
