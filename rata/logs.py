@@ -162,6 +162,10 @@ def safe_value(value: Any, limit: int = TEXT_CHARS) -> Any:
         return safe_value(int.__int__(value), limit)
     if isinstance(value, float):
         return safe_value(float.__float__(value), limit)
+    if isinstance(value, (bytes, bytearray, memoryview)) and len(value) > limit:  # its repr would be four times its size
+        return f"{_text(_repr(bytes(value[:limit])), limit)} (of {len(value)} bytes)"
+    if isinstance(value, (set, frozenset)) and len(value) > VALUE_ITEMS:
+        return f"<{type(value).__name__} of {len(value)} items>"
     return _text(_repr(value), limit)
 
 

@@ -261,3 +261,11 @@ def test_the_tool_call_line_is_strict_json_whatever_the_client_sends(tmp_path_fa
     (line,) = written(tmp_path_factory.mktemp("direct"), fields)
     strict_loads(line)
     assert len(line.encode("utf-8")) <= LINE_BYTES
+
+
+def test_a_value_that_contains_itself_is_cut_at_the_depth_bound():
+    loop: list = []
+    loop.append(loop)
+    entry = strict_loads(format_line(0.0, "INFO", "crm", "m", {"loop": loop, "blob": b"\x00" * 1_000_000}))
+    assert json.dumps(entry["loop"]).count("[") == logs.VALUE_DEPTH
+    assert entry["blob"].endswith("(of 1000000 bytes)") and len(entry["blob"]) < 2 * logs.TEXT_CHARS
