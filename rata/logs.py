@@ -7,6 +7,13 @@ writes ``{"ts": "...", "level": "INFO", "logger": "crm", "message": "customer ad
 "customer_id": 7}`` to ``logs/crm.log``, rotated at 1 MiB with 5 old files kept. Nothing is
 written to stdout, which belongs to the protocol when the app serves MCP.
 
+Every line is strict JSON of bounded length, whatever the app or a client hands it (see
+`safe_value`): NaN and the infinities are written as the strings ``"NaN"``, ``"Infinity"``
+and ``"-Infinity"``, a lone surrogate as U+FFFD, a value JSON cannot hold as its repr, and
+each text is cut at its bound with ``…(+N chars)``: names (the logger's, each field's) at
+`NAME_CHARS`, the message at `MESSAGE_CHARS`, the traceback at `EXCEPTION_CHARS` (its start
+and end kept), any other text at `TEXT_CHARS`; a whole line at most `LINE_BYTES`.
+
 Importing this module, or configuring it, does not import `logging` (about a tenth of a
 server's start). When `logging` is not imported yet, the configuration waits, and is applied
 to the app's logger and rata's the moment rata needs `logging` (`get_logger`, `Ctx.log`, a
@@ -21,6 +28,7 @@ import datetime as dt
 import json
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -35,13 +43,37 @@ if TYPE_CHECKING:
 MAX_BYTES = 1_048_576
 BACKUPS = 5
 INFO = 20  # logging.INFO, without importing logging
-_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
+NAME_CHARS = 200
+"""The logger's name, the level's, and each field's name (a client's name or a tool's is a field's value: `TEXT_CHARS`)."""
+MESSAGE_CHARS = 4_000
+EXCEPTION_CHARS = 16_000
+"""A traceback: its first `EXCEPTION_HEAD` characters and its end, where the error is."""
+EXCEPTION_HEAD = 2_000
+TEXT_CHARS = 1_000
+"""Any other text: an extra field's value (a client's name, a tool's), or a string inside one."""
+VALUE_CHARS = 4_000
+"""A list or object field, as JSON; a longer one is written as its JSON text, cut at `TEXT_CHARS`."""
+VALUE_ITEMS = 200
+"""Values walked in one list or object field (nested ones included); the rest are left out, with a count."""
+VALUE_DEPTH = 8
+LINE_BYTES = 65_536
+"""A whole line, in UTF-8; past it, the message and traceback are cut shorter and extra fields left out, with a count."""
+_BIG_INT = 10**100
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 _UTC = dt.timezone.utc
 _HEAD = frozenset({"ts", "level", "logger", "message"})
+
+
+def _unencodable(value: object) -> None:
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
 _STRING = json.encoder.encode_basestring  # a str as JSON, as _ENCODE writes it (ensure_ascii=False)
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # what _ENCODE runs, made once rather than per call (no circular check: the values are plain)
-    _FIELDS = _C_ENCODER(None, str, _STRING, None, ": ", ", ", False, False, True)
+    _FIELDS = _C_ENCODER(None, _unencodable, _STRING, None, ": ", ", ", False, False, False)
 
     def _encode(value: Any) -> str:
         return "".join(_FIELDS(value, 0))
@@ -74,16 +106,149 @@ def timestamp(created: float) -> str:
     return _date_time(second) + _MILLIS[micros // 1000]
 
 
+def cut(text: str, limit: int) -> str:
+    """`text` at most `limit` characters, then ``…(+N chars)`` saying how many were left out."""
+    return text if len(text) <= limit else f"{text[:limit]}…(+{len(text) - limit} chars)"
+
+
+def _cut_middle(text: str, limit: int, head: int) -> str:
+    """`text` at most `limit` characters: its first `head` and its last ones, with ``…(+N chars)…`` between."""
+    if len(text) <= limit:
+        return text
+    tail = limit - head
+    return f"{text[:head]}\n…(+{len(text) - limit} chars)…\n{text[-tail:]}"
+
+
+def valid_text(text: str) -> str:
+    """`text` as UTF-8 can hold it: a lone surrogate (a client's ``"\\udfff"``, say) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _text(value: str, limit: int) -> str:
+    return valid_text(cut(value, limit))
+
+
+def _repr(value: object) -> str:
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails still gets its line
+        return f"<{type(value).__name__} that cannot be shown>"
+
+
+def safe_value(value: Any, limit: int = TEXT_CHARS) -> Any:
+    """`value` as a JSON value a strict parser takes and that stays small; see the module docstring."""
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= limit and value.isascii() else _text(value, limit)
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        return value if -_BIG_INT < value < _BIG_INT else f"<integer of {value.bit_length()} bits>"
+    if kind is float:
+        return value if math.isfinite(value) else _NONFINITE.get(value, "NaN")
+    if isinstance(value, (dict, list, tuple)):
+        walked = _walk(value, [VALUE_ITEMS], VALUE_DEPTH)
+        text = _encode(walked)
+        return walked if len(text) <= VALUE_CHARS else _text(text, limit)
+    if isinstance(value, str):
+        return _text(str.__str__(value), limit)
+    if isinstance(value, int):  # an IntEnum, say
+        return safe_value(int.__int__(value), limit)
+    if isinstance(value, float):
+        return safe_value(float.__float__(value), limit)
+    if isinstance(value, (bytes, bytearray, memoryview)) and len(value) > limit:  # its repr would be four times its size
+        return f"{_text(_repr(bytes(value[:limit])), limit)} (of {len(value)} bytes)"
+    if isinstance(value, (set, frozenset)) and len(value) > VALUE_ITEMS:
+        return f"<{type(value).__name__} of {len(value)} items>"
+    return _text(_repr(value), limit)
+
+
+def _walk(value: Any, budget: list[int], depth: int) -> Any:
+    """A list or object as plain JSON values, at most `budget[0]` of them and `depth` levels; what is left out is counted."""
+    budget[0] -= 1
+    if isinstance(value, dict):
+        if depth <= 0:
+            return f"<object of {len(value)} fields>"
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if budget[0] <= 0:
+                out["…"] = f"+{len(value) - len(out)} fields"
+                break
+            name = key if type(key) is str else _repr(key) if not isinstance(key, str) else str.__str__(key)
+            out[_text(name, NAME_CHARS)] = _walk(item, budget, depth - 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        if depth <= 0:
+            return f"<list of {len(value)} items>"
+        items: list[Any] = []
+        for item in value:
+            if budget[0] <= 0:
+                items.append(f"…(+{len(value) - len(items)} items)")
+                break
+            items.append(_walk(item, budget, depth - 1))
+        return items
+    return safe_value(value)
+
+
+def _field(name: str, value: Any) -> Any:
+    if name == "exception" and type(value) is str:  # the traceback JsonLinesFormatter adds
+        return valid_text(_cut_middle(value, EXCEPTION_CHARS, EXCEPTION_HEAD))
+    return safe_value(value)
+
+
+def _name(key: object) -> str:
+    return _text(key if isinstance(key, str) else _repr(key), NAME_CHARS)
+
+
+def _short(text: Any, limit: int) -> str:
+    """A head field's text: as it is when short plain ASCII (the usual case), else made valid and cut."""
+    if type(text) is str and len(text) <= limit and text.isascii():
+        return text
+    return _text(text if isinstance(text, str) else str(text), limit)
+
+
 def format_line(created: float, level: str, logger: str, message: str, extra: dict[str, Any]) -> str:
-    """One entry: ts, level, logger, message, then the extra fields in their order."""
-    if extra and not _HEAD.isdisjoint(extra):  # an extra field named like one of the four takes its place
+    """One entry: ts, level, logger, message, then the extra fields in their order; strict JSON, at most `LINE_BYTES`."""
+    level, logger, message = _short(level, NAME_CHARS), _short(logger, NAME_CHARS), _short(message, MESSAGE_CHARS)
+    fields = {key if type(key) is str and len(key) <= NAME_CHARS and key.isascii() else _name(key): value for key, value in extra.items()}
+    if not _HEAD.isdisjoint(fields):  # an extra field named like one of the four takes its place
         entry: dict[str, Any] = {"ts": timestamp(created), "level": level, "logger": logger, "message": message}
-        entry.update(extra)
-        return _encode(entry)
-    head = f'{{"ts": "{timestamp(created)}", "level": {_STRING(level)}, "logger": {_STRING(logger)}, "message": {_STRING(message)}'
-    if not extra:
-        return head + "}"
-    return f"{head}, {_encode(extra)[1:]}"
+        for key, value in fields.items():
+            entry[key] = _field(key, value)
+        line = _encode(entry)
+    else:
+        line = f'{{"ts": "{timestamp(created)}", "level": {_STRING(level)}, "logger": {_STRING(logger)}, "message": {_STRING(message)}'
+        line = f"{line}, {_encode({key: _field(key, value) for key, value in fields.items()})[1:]}" if fields else line + "}"
+    if len(line) * 4 <= LINE_BYTES or len(line.encode("utf-8", "replace")) <= LINE_BYTES:
+        return line
+    return _shorter(json.loads(line))  # rare: the line is this function's own strict JSON
+
+
+def _shorter(entry: dict[str, Any]) -> str:
+    """An entry too long for one line: the message and traceback cut shorter, and extra fields while they fit."""
+    out: dict[str, Any] = {}
+    left_out = 0
+    size = 100  # the room "fields_left_out" needs
+    for key, value in entry.items():
+        if key == "message" and type(value) is str:
+            value = cut(value, MESSAGE_CHARS // 4)
+        elif key == "exception" and type(value) is str:
+            value = _cut_middle(value, EXCEPTION_CHARS // 4, EXCEPTION_HEAD // 4)
+        part = len(_encode({key: value}).encode("utf-8", "replace"))
+        if key in _HEAD or size + part <= LINE_BYTES:
+            out[key] = value
+            size += part
+        else:
+            left_out += 1
+    if left_out:
+        out["fields_left_out"] = left_out
+    return _encode(out)
 
 
 class JsonLinesFile:
@@ -103,7 +268,7 @@ class JsonLinesFile:
 
     def write(self, line: str) -> None:
         """Append `line` and a newline; raises OSError when the file cannot be written."""
-        self.append((line + "\n").encode("utf-8", "backslashreplace"))  # a lone surrogate must not cost the line
+        self.append((line + "\n").encode("utf-8", "replace"))  # format_line leaves no lone surrogate: "replace" is only a guard
 
     def append(self, data: bytes) -> None:
         """Append `data`, whole lines, in one write; raises OSError when the file cannot be written."""
@@ -148,14 +313,6 @@ _classes: dict[str, type] = {}
 _lock = threading.Lock()
 
 
-def _plain(value: object) -> object:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
-    return value
-
-
 def _build_classes() -> dict[str, type]:
     """`JsonLinesFormatter` and `RotatingJsonLines`: they subclass `logging`'s, so they are made when it is imported."""
     import logging
@@ -167,10 +324,14 @@ def _build_classes() -> dict[str, type]:
 
         def format(self, record: logging.LogRecord) -> str:
             fields = vars(record)
-            extra = {key: _plain(fields[key]) for key in sorted(fields.keys() - standard)}
+            extra = {key: fields[key] for key in sorted(fields.keys() - standard, key=str)}
             if record.exc_info:
                 extra["exception"] = self.formatException(record.exc_info)
-            return format_line(record.created, record.levelname, record.name, record.getMessage(), extra)
+            try:
+                message = record.getMessage()
+            except Exception:  # noqa: BLE001 - arguments that do not fit the message still leave a line
+                message = f"{_repr(record.msg)} % {_repr(record.args)} (the arguments do not fit the message)"
+            return format_line(record.created, record.levelname, record.name, message, extra)
 
     class RotatingJsonLines(logging.Handler):
         """A handler writing each formatted record as a line of a `JsonLinesFile`."""
@@ -301,7 +462,9 @@ _templates: dict[tuple[str, str, tuple[Any, ...]], tuple[str, tuple[str, ...]] |
 
 def _template(logger: str, message: str, names: tuple[Any, ...]) -> tuple[str, tuple[str, ...]] | None:
     """The line `format_line` writes, with %s for the time and for each field's JSON; None when it cannot be one."""
-    if not all(type(name) is str for name in names) or not _HEAD.isdisjoint(names):
+    if not all(type(name) is str and name == _name(name) for name in names) or not _HEAD.isdisjoint(names) or "exception" in names:
+        return None
+    if _text(logger, NAME_CHARS) != logger or _text(message, MESSAGE_CHARS) != message:
         return None
     ordered = tuple(sorted(names))
     head = f'", "level": "INFO", "logger": {_STRING(logger)}, "message": {_STRING(message)}'.replace("%", "%%")
@@ -311,34 +474,44 @@ def _template(logger: str, message: str, names: tuple[Any, ...]) -> tuple[str, t
 def _value(value: Any) -> str:
     """A field's JSON, as `format_line` writes it."""
     kind = type(value)
-    if kind is str:
+    if kind is str and len(value) <= TEXT_CHARS and value.isascii():
         return _STRING(value)
-    if kind is int or (kind is float and math.isfinite(value)):
+    if (kind is int and -_BIG_INT < value < _BIG_INT) or (kind is float and math.isfinite(value)):
         return kind.__repr__(value)
-    return _encode(value)
+    return _encode(safe_value(value))
 
 
 def _write(files: list[JsonLinesFile], logger: str, message: str, fields: dict[str, Any]) -> None:
+    try:
+        line = _line(logger, message, fields)
+    except Exception as error:  # noqa: BLE001 - a line that cannot be made must not fail the call it records
+        sys.stderr.write(f"rata: cannot write a log line of {cut(_repr(logger), NAME_CHARS)}: {cut(_repr(error), TEXT_CHARS)}\n")
+        return
+    data = line.encode("utf-8", "replace")  # valid_text left no lone surrogate: "replace" is only a guard
+    for file in files:
+        try:
+            file.append(data)
+        except OSError as error:
+            sys.stderr.write(f"rata: cannot write the log {file.path}: {error}\n")
+
+
+def _line(logger: str, message: str, fields: dict[str, Any]) -> str:
     key = (logger, message, tuple(fields))
     shape = _templates.get(key, False)
     if shape is False:
         if len(_templates) >= 64:  # a bound, in case a caller's fields keep changing
             _templates.clear()
         shape = _templates[key] = _template(logger, message, key[2])
-    if shape is None:
-        line = format_line(time.time(), "INFO", logger, message, {name: fields[name] for name in sorted(fields)}) + "\n"
-    else:
+    if shape is not None:
         template, names = shape
         second, nanos = divmod(time.time_ns(), 1_000_000_000)
         cached = _second
         when = (cached[1] if cached[0] == second else _date_time(second)) + _MILLIS[nanos // 1_000_000]
-        line = template % (when, *[_STRING(value) if type(value) is str else _value(value) for value in map(fields.__getitem__, names)])
-    data = line.encode("utf-8", "backslashreplace")  # a lone surrogate must not cost the line
-    for file in files:
-        try:
-            file.append(data)
-        except OSError as error:
-            sys.stderr.write(f"rata: cannot write the log {file.path}: {error}\n")
+        values = [_STRING(v) if type(v) is str and len(v) <= TEXT_CHARS and v.isascii() else _value(v) for v in map(fields.__getitem__, names)]
+        line = template % (when, *values)
+        if len(line) * 4 <= LINE_BYTES:
+            return line
+    return format_line(time.time(), "INFO", logger, message, {name: fields[name] for name in sorted(fields, key=str)}) + "\n"
 
 
 def _pending_file(logger: str) -> JsonLinesFile | None:

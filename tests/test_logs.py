@@ -1,10 +1,16 @@
 import json
 import logging
+import math
+import re
 import subprocess
 import sys
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rata import logs
 from rata.folder import AppFolder
-from rata.logs import BACKUPS, configure_logging, log_file, log_info
+from rata.logs import BACKUPS, LINE_BYTES, JsonLinesFile, configure_logging, format_line, log_file, log_info
 
 
 def test_logs_are_json_lines_in_the_app_folder(tmp_path):
@@ -114,3 +120,152 @@ print(json.dumps(imported_before))
     lines = _lines(AppFolder(tmp_path / "app"), "waiting")
     assert [(e["logger"], e["message"]) for e in lines] == [("rata.mcp", "tool call"), ("waiting", "after"), ("rata", "rata too")]
     assert lines[0]["tool"] == "t" and lines[1]["n"] == 1
+
+
+# --- every line strict JSON, of bounded length, whatever it is given ---------------------------
+
+def strict_loads(line: str) -> dict:
+    """A line as a strict peer reads it: no NaN or Infinity, no lone surrogate, one JSON object."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    entry = json.loads(line, parse_constant=refuse)
+    assert isinstance(entry, dict)
+    assert not re.search("[\ud800-\udfff]", json.dumps(entry, ensure_ascii=False)), "a lone surrogate"
+    return entry
+
+
+def written(tmp_path, fields: dict, *, message: str = "tool call", logger: str = "rata.mcp") -> list[str]:
+    """Lines as `log_info`'s direct path writes them to a real file."""
+    file = JsonLinesFile(tmp_path / "direct.log")
+    try:
+        logs._write([file], logger, message, fields)
+    finally:
+        file.close()
+    data = (tmp_path / "direct.log").read_bytes()
+    return data.decode("utf-8").split("\n")[:-1]  # strict UTF-8: a lone surrogate written raw would fail here
+
+
+def test_nan_and_infinities_are_written_as_strings(tmp_path):
+    values = {"nan": math.nan, "inf": math.inf, "ninf": -math.inf}
+    (direct,) = written(tmp_path, values)
+    assert {k: strict_loads(direct)[k] for k in values} == {"nan": "NaN", "inf": "Infinity", "ninf": "-Infinity"}
+    through_logging = strict_loads(format_line(0.0, "INFO", "crm", "m", {"value": [math.nan, {"x": math.inf}]}))
+    assert through_logging["value"] == ["NaN", {"x": "Infinity"}]
+
+
+def test_a_lone_surrogate_in_a_client_name_is_written_as_a_replacement_character(tmp_path):
+    (line,) = written(tmp_path, {"tool": "t", "client": "evil\udfff", "outcome": "ok"})
+    assert "\\udfff" not in line
+    assert strict_loads(line)["client"] == "evil\ufffd"
+
+
+def test_a_huge_client_name_is_cut_with_a_marker_so_a_call_cannot_flush_the_log(tmp_path):
+    client = "c" * 1_500_000
+    (line,) = written(tmp_path, {"tool": "t" * 5_000, "client": client, "outcome": "ok", "duration_ms": 1.0})
+    entry = strict_loads(line)
+    assert entry["client"] == "c" * logs.TEXT_CHARS + f"…(+{len(client) - logs.TEXT_CHARS} chars)"
+    assert entry["tool"] == "t" * logs.TEXT_CHARS + "…(+4000 chars)"
+    assert len(line) < 3 * logs.TEXT_CHARS
+
+
+def test_a_long_message_logger_name_and_field_name_are_cut():
+    entry = strict_loads(format_line(0.0, "INFO", "l" * 1_000, "m" * 10_000, {"k" * 1_000: 1}))
+    assert entry["logger"] == "l" * logs.NAME_CHARS + "…(+800 chars)"
+    assert entry["message"] == "m" * logs.MESSAGE_CHARS + "…(+6000 chars)"
+    assert entry["k" * logs.NAME_CHARS + "…(+800 chars)"] == 1
+
+
+def test_a_long_traceback_keeps_its_start_and_its_end():
+    trace = "Traceback (most recent call last):\n" + "  frame\n" * 10_000 + "KeyError: 'x'"
+    entry = strict_loads(format_line(0.0, "ERROR", "crm", "failed", {"exception": trace}))
+    assert entry["exception"].startswith("Traceback (most recent call last):\n")
+    assert entry["exception"].endswith("KeyError: 'x'")
+    assert len(entry["exception"]) < logs.EXCEPTION_CHARS + 100
+
+
+def test_values_json_cannot_hold_are_written_as_text():
+    class Odd:
+        def __repr__(self) -> str:
+            return "<odd>"
+
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    entry = strict_loads(format_line(0.0, "INFO", "crm", "m", {"odd": Odd(), "broken": Broken(), "big": 10**5000, "keys": {(1, 2): 3}, "set": {1}}))
+    assert entry["odd"] == "<odd>"
+    assert entry["broken"] == "<Broken that cannot be shown>"
+    assert entry["big"] == "<integer of 16610 bits>"
+    assert entry["keys"] == {"(1, 2)": 3}
+    assert entry["set"] == "{1}"
+
+
+def test_deep_nesting_is_cut_at_a_bounded_depth():
+    value: list = []
+    for _ in range(5_000):
+        value = [value]
+    entry = strict_loads(format_line(0.0, "INFO", "crm", "m", {"deep": value}))
+    assert json.dumps(entry["deep"]).count("[") == logs.VALUE_DEPTH
+
+
+def test_a_line_over_the_bound_keeps_its_head_and_counts_the_fields_left_out():
+    line = format_line(0.0, "ERROR", "crm", "\x00" * 10_000, {f"field{i}": "\x01" * 1_000 for i in range(200)} | {"exception": "\x02" * 50_000})
+    entry = strict_loads(line)
+    assert len(line.encode()) <= LINE_BYTES
+    assert list(entry)[:4] == ["ts", "level", "logger", "message"]
+    assert entry["fields_left_out"] > 0
+
+
+def test_arguments_that_do_not_fit_the_message_still_leave_a_line(tmp_path):
+    handler = logs.RotatingJsonLines(tmp_path / "badargs.log")
+    handler.setFormatter(logs.JsonLinesFormatter())
+    logger = logging.Logger("badargs")  # not under the root logger: only the JSON-lines handler sees the record
+    logger.addHandler(handler)
+    try:
+        logger.info("%d customers", "many")
+    finally:
+        handler.close()
+    (entry,) = [strict_loads(line) for line in (tmp_path / "badargs.log").read_text(encoding="utf-8").split("\n")[:-1]]
+    assert entry["message"] == "'%d customers' % ('many',) (the arguments do not fit the message)"
+
+
+any_text = st.text(st.characters(exclude_categories=()), max_size=3_000)
+any_value = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(0, 9).map(lambda n: 10 ** (5_000 + n))
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | any_text
+    | st.binary(max_size=20)
+    | st.builds(object),
+    lambda inner: st.lists(inner, max_size=300) | st.tuples(inner, inner) | st.dictionaries(any_text | st.integers(), inner, max_size=5),
+    max_leaves=40,
+)
+fields = st.dictionaries(st.sampled_from(["tool", "client", "exception", "message", "level"]) | any_text | st.integers(), any_value, max_size=8)
+
+
+@given(fields=fields, message=any_text, logger=any_text)
+def test_any_fields_make_a_strict_json_line_of_bounded_length(tmp_path_factory, fields, message, logger):
+    line = format_line(1_785_000_000.123, "INFO", logger, message, fields)
+    strict_loads(line)
+    assert "\n" not in line and len(line.encode("utf-8")) <= LINE_BYTES
+    for direct in written(tmp_path_factory.mktemp("direct"), fields, message=message, logger=logger):
+        strict_loads(direct)
+        assert len(direct.encode("utf-8")) <= LINE_BYTES
+
+
+@given(fields=st.dictionaries(st.sampled_from(["tool", "client", "outcome", "duration_ms"]), any_value, max_size=4))
+def test_the_tool_call_line_is_strict_json_whatever_the_client_sends(tmp_path_factory, fields):
+    (line,) = written(tmp_path_factory.mktemp("direct"), fields)
+    strict_loads(line)
+    assert len(line.encode("utf-8")) <= LINE_BYTES
+
+
+def test_a_value_that_contains_itself_is_cut_at_the_depth_bound():
+    loop: list = []
+    loop.append(loop)
+    entry = strict_loads(format_line(0.0, "INFO", "crm", "m", {"loop": loop, "blob": b"\x00" * 1_000_000}))
+    assert json.dumps(entry["loop"]).count("[") == logs.VALUE_DEPTH
+    assert entry["blob"].endswith("(of 1000000 bytes)") and len(entry["blob"]) < 2 * logs.TEXT_CHARS

@@ -295,25 +295,35 @@ def read_log_entries(
         limit: How many entries at most.
         level: Only entries at this level or worse.
         logger: Only entries whose logger name starts with this (e.g. "rata.mcp").
-        pattern: Only entries whose message or traceback matches this regular expression.
+        pattern: Only entries whose message or traceback matches this Python regular expression (at most 1,000 characters; the search stops after 5 seconds).
         since: Only entries at or after this ISO 8601 time (e.g. 2026-07-28T09:00:00Z).
     """
     app = target(ctx).app()
     moment = _since(since)
-    if pattern:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise RataError(f"pattern is not a valid regular expression: {error}.", hint="Escape special characters, e.g. \\( for a parenthesis.") from None
     scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, min_level=level, logger=logger or None, pattern=pattern or None, since=moment)
-    note = ""
+    notes = []
     if not scan.files:
-        note = _no_log(app)
+        notes.append(_no_log(app))
+    elif scan.pattern_stopped:
+        notes.append(
+            f"Stopped early: {scan.pattern_stopped}; the entries found by then are shown. "
+            "A pattern with nested or overlapping repeats, like (a|a)* or (.*)*, can take exponential time: "
+            "write one without them, or narrow the search with level, logger or since."
+        )
     elif scan.stopped_early:
-        note = f"Stopped after reading the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log; older entries were not searched."
+        notes.append(f"Stopped after reading the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log; older entries were not searched.")
     elif not scan.entries:
-        note = "No entry matches."
-    return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, note)
+        notes.append("No entry matches.")
+    notes.append(_skipped(scan))
+    return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, " ".join(note for note in notes if note))
+
+
+def _skipped(scan: logreader.Scan) -> str:
+    """The note for lines that could not be read (a line being written, one not written by rata, or one longer than the bound)."""
+    if not scan.unreadable_lines:
+        return ""
+    lines = "1 line" if scan.unreadable_lines == 1 else f"{scan.unreadable_lines} lines"
+    return f"Skipped {lines} of the log that are not JSON objects or are longer than {logreader.MAX_LINE_BYTES // (1024 * 1024)} MiB."
 
 
 def _no_log(app: App) -> str:
@@ -326,7 +336,9 @@ def _since(text: str) -> dt.datetime | None:
     try:
         moment = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise RataError(f"since is not an ISO 8601 time: {text!r}.", hint="Write e.g. 2026-07-28T09:00:00Z.") from None
+        from rata.codegen.sanitize import clean_text
+
+        raise RataError(f"since is not an ISO 8601 time: {clean_text(text[:100])!r}.", hint="Write e.g. 2026-07-28T09:00:00Z.") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 

@@ -9,10 +9,13 @@ against each tool's outputSchema.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, closing
 from pathlib import Path
@@ -416,3 +419,115 @@ async def test_a_whole_session_writes_nothing_in_the_project_or_the_app_folder(w
     home_changes = changes(home_before, snapshot(world.home))
     assert {"project": project_changes, "app folder": home_changes} == {"project": {}, "app folder": {}}
     assert list(world.cache.glob("docs-*.sqlite"))  # the docs index went to RATA_CACHE_DIR
+
+
+# --- hostile logs and patterns ------------------------------------------------------------------
+
+ORDINARY = "an ordinary message of seventy characters, as apps write them all day"
+CATASTROPHIC = ["(?:.|.)*Q", "(a+)+$", "(x+x+)+y", "(?:a|aa)*c"]
+HIDDEN = "\x1b[2J\x07\u202eevil\u200b"
+
+
+def append_lines(path: Path, lines: list[bytes]) -> None:
+    with open(path, "ab") as handle:
+        handle.write(b"".join(line + b"\n" for line in lines))
+
+
+def pattern_children() -> list[int]:
+    """Processes still running a pattern search of this checkout (Linux's /proc)."""
+    root = str(Path(__file__).resolve().parents[2])
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "child_main" in cmdline and root in cmdline:
+            found.append(int(pid))
+    return found
+
+
+async def test_catastrophic_patterns_stop_at_their_time_budget_and_later_calls_are_answered_promptly(world):
+    world.seed()
+    ordinary = json.dumps({"ts": "2026-07-28T09:00:00+00:00", "level": "INFO", "logger": "crm", "message": ORDINARY}).encode()
+    runs = json.dumps({"ts": "2026-07-28T09:00:01+00:00", "level": "INFO", "logger": "crm", "message": "a" * 40 + "x" * 40 + "!"}).encode()
+    append_lines(world.home / "logs" / "crm.log", [ordinary, runs, ordinary])
+    answers: dict[str, Any] = {}
+    with anyio.fail_after(TEST_SECONDS):
+        async with connected(world.server(), MODERN) as client:
+            started = time.perf_counter()
+
+            async def search(pattern: str) -> None:
+                answers[pattern] = await call(client, "read_log_entries", {"pattern": pattern})
+
+            async with anyio.create_task_group() as group:
+                for pattern in CATASTROPHIC:
+                    group.start_soon(search, pattern)
+            searched = time.perf_counter() - started
+            started = time.perf_counter()
+            info = await call(client, "app_info")
+            newest = await call(client, "read_log_entries", {"limit": 1})
+            plain = await call(client, "read_log_entries", {"pattern": "ordinary", "limit": 1})
+            after = time.perf_counter() - started
+            if Path("/proc").is_dir():
+                assert pattern_children() == []  # every search process was killed and reaped
+    assert searched < 5 + 4, f"the searches took {searched:.1f} s"
+    for pattern, answer in answers.items():
+        assert answer["stopped_early"] is True, pattern
+        assert answer["note"].startswith("Stopped early: the pattern search ran out of its 5 seconds"), answer["note"]
+    assert after < 3, f"later calls took {after:.1f} s"
+    assert info["name"] == "crm"
+    assert newest["entries"][0]["message"] == ORDINARY
+    assert plain["entries"][0]["message"] == ORDINARY and plain["note"] == ""
+
+
+async def test_hostile_log_lines_break_neither_last_error_nor_read_log_entries(world, mode):
+    world.seed()
+    head = b'{"ts": "2026-07-28T09:00:00+00:00", "level": "ERROR", "logger": "crm", '
+    append_lines(
+        world.home / "logs" / "crm.log",
+        [
+            head + b'"message": "nan", "value": NaN}',
+            head + b'"message": "digits", "value": ' + b"7" * 5_000 + b"}",
+            head + b'"message": "deep", "value": ' + b"[" * 2_000 + b"]" * 2_000 + b"}",
+            head + b'"message": "long", "value": "' + b"x" * (3 * 1024 * 1024) + b'"}',
+            head + b'"message": {"odd": "shape"}, "level": 5}',
+            b"\xff\xfe not even text",
+            head + json.dumps({"message": f"client \udfff {HIDDEN}", HIDDEN: "\ud800"})[1:].encode(),
+        ],
+    )
+    with anyio.fail_after(TEST_SECONDS):
+        async with connected(world.server(), mode) as client:
+            error = await call(client, "last_error")
+            everything = await call(client, "read_log_entries", {"limit": 500})
+            errors = await call(client, "read_log_entries", {"level": "ERROR", "limit": 500})
+    assert error["entry"]["message"] == "client \ufffd [2Jevil"
+    assert error["entry"]["[2Jevil"] == "\ufffd"
+    assert [e["message"] for e in errors["entries"]] == ["client \ufffd [2Jevil", "digits", "nan", "customer import failed"]
+    assert errors["entries"][1]["value"].startswith("7" * 100) and errors["entries"][2]["value"] == "NaN"
+    messages = [e["message"] for e in everything["entries"]]
+    assert {"shape": None} not in messages and {"odd": "shape"} in messages  # odd shapes are shown, never a failure
+    assert "invoice overdue" in messages and "customer import failed" in messages
+    assert "Skipped 3 lines of the log that are not JSON objects or are longer than 1 MiB." in everything["note"]
+
+
+async def test_a_hostile_client_name_the_app_logs_is_written_cut_and_read_back_valid(world, mode):
+    world.seed()
+    name = "evil\udfff" + "x" * 1_500_000
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "customers_index", "arguments": {}}},
+    ]
+    crm = [str(Path(sys.executable).parent / "crm"), "--mcp"]
+    env = dev_env(world.home, world.cache)
+    served = subprocess.run(crm, input="".join(json.dumps(line) + "\n" for line in lines).encode(), capture_output=True, env=env, timeout=30, check=False)
+    assert served.returncode == 0, served.stderr[-2000:]
+    (written,) = [line for line in (world.home / "logs" / "crm.log").read_bytes().splitlines() if b'"tool call"' in line]
+    assert len(written) < 2_000  # 1.5 MB sent; a call can no longer flush the log
+    with anyio.fail_after(TEST_SECONDS):
+        async with connected(world.server(), mode) as client:
+            answer = await call(client, "read_log_entries", {"logger": "rata.mcp", "limit": 1})
+    (entry,) = answer["entries"]
+    assert entry["tool"] == "customers_index" and entry["outcome"] == "ok"
+    assert entry["client"].startswith("evil\ufffdxxx") and len(entry["client"]) < 600
