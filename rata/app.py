@@ -226,6 +226,7 @@ class App:
                 return conn
             conn.close()
         folder.ensure()
+        _create_private(folder.database_file)
         conn = sqlite3.connect(folder.database_file, timeout=5.0, factory=_Connection)
         local.tracker = None
         conn.follow(local)
@@ -455,3 +456,16 @@ def _caller_dir() -> str:
     frame = sys._getframe(2)
     filename = frame.f_globals.get("__file__")
     return os.path.dirname(os.path.realpath(filename)) if filename else os.getcwd()
+
+
+def _create_private(path: str) -> None:
+    """Create an empty database file 0600 before SQLite does (it would use the umask, often 0644).
+
+    SQLite treats an empty file as a new database, and gives its -wal and -shm the database's mode.
+    """
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        pass  # sqlite3.connect below reports an unusable path in its own words

@@ -139,8 +139,8 @@ class AppFolder:
     def _make_private(self) -> None:
         """The folder and logs 0700, rata's files 0600 (a few stat calls: it runs on every `ensure`, so a database SQLite made since is caught).
 
-        SQLite makes a new database with the process's umask (often 0644) and gives its -wal and -shm the
-        same mode; the folder's 0700 keeps other users out meanwhile, and the next `ensure` tightens them.
+        rata creates the database (`rata.app`) and its log files 0600 itself, and SQLite gives the -wal and
+        -shm the database's mode; this catches files made by older versions or loosened by someone since.
         """
         _private(self.where, 0o700, folder=self.where)
         _private(self.logs_dir, 0o700, folder=self.where)

@@ -275,7 +275,7 @@ class JsonLinesFile:
         with self._lock:
             fd = self._fd
             if fd is None:
-                fd = self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+                fd = self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             if os.lseek(fd, 0, os.SEEK_END) >= self.max_bytes:
                 self._rotate()
                 fd = self._fd
@@ -290,7 +290,7 @@ class JsonLinesFile:
                 os.replace(f"{base}.{i}", f"{base}.{i + 1}")
         if self.backups > 0 and os.path.exists(base):
             os.replace(base, f"{base}.1")
-        self._fd = os.open(base, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self._fd = os.open(base, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _close(self) -> None:
         if self._fd is not None:

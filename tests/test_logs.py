@@ -1,6 +1,7 @@
 import json
 import logging
 import math
+import os
 import re
 import subprocess
 import sys
@@ -269,3 +270,17 @@ def test_a_value_that_contains_itself_is_cut_at_the_depth_bound():
     entry = strict_loads(format_line(0.0, "INFO", "crm", "m", {"loop": loop, "blob": b"\x00" * 1_000_000}))
     assert json.dumps(entry["loop"]).count("[") == logs.VALUE_DEPTH
     assert entry["blob"].endswith("(of 1000000 bytes)") and len(entry["blob"]) < 2 * logs.TEXT_CHARS
+
+
+def test_a_log_file_and_its_rotated_successors_are_made_0600_whatever_the_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        writer = JsonLinesFile(tmp_path / "app.log", max_bytes=64, backups=2)
+        for n in range(6):
+            writer.write(json.dumps({"n": n, "pad": "x" * 40}))
+        writer.close()
+    finally:
+        os.umask(previous)
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == ["app.log", "app.log.1", "app.log.2"]
+    assert {name: (tmp_path / name).stat().st_mode & 0o777 for name in made} == dict.fromkeys(made, 0o600)
