@@ -27,6 +27,7 @@ import queue
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import weakref
@@ -35,6 +36,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from rata import stopping
 from rata.errors import WindowError
 
 log = logging.getLogger("rata.windows")
@@ -109,9 +111,17 @@ def _pipe_preexec(read_end: int, write_end: int) -> Callable[[], None]:
     The trap: `os.pipe` fds are close-on-exec, and ``os.dup2(fd, 3)`` is a no-op that keeps
     that flag when ``fd`` already is 3. Copying both ends above the low fds first makes each
     ``dup2`` a real copy, which clears close-on-exec on the target.
+
+    On Linux, when started from the main thread, the child also asks to be killed when its
+    parent dies (``PR_SET_PDEATHSIG``): a rata killed with SIGKILL, which runs no cleanup,
+    leaves no Chromium behind. (The signal comes when the thread that started the child ends,
+    so only the main thread, which lives as long as the process, asks for it.)
     """
+    die_with_parent = _death_signal_setter() if threading.current_thread() is threading.main_thread() else None
 
     def preexec() -> None:
+        if die_with_parent is not None:
+            die_with_parent()
         high_read = fcntl.fcntl(read_end, fcntl.F_DUPFD, 10)
         high_write = fcntl.fcntl(write_end, fcntl.F_DUPFD, 10)
         os.dup2(high_read, 3)
@@ -120,6 +130,29 @@ def _pipe_preexec(read_end: int, write_end: int) -> Callable[[], None]:
         os.close(high_write)
 
     return preexec
+
+
+def _death_signal_setter() -> Callable[[], None] | None:
+    """A function for a forked child that makes the kernel SIGKILL it when its parent dies (Linux), else None.
+
+    Made in the parent: a forked child must not import or look anything up.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig, sigkill, parent = 1, int(signal.SIGKILL), os.getpid()
+
+    def die_with_parent() -> None:
+        prctl(pr_set_pdeathsig, sigkill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # the parent died before the request took hold
+
+    return die_with_parent
 
 
 class Browser:
@@ -165,6 +198,8 @@ class Browser:
                 os.close(fd)
             shutil.rmtree(self.profile, ignore_errors=True)
             raise WindowError(f"Chromium at {self.binary!r} could not be started: {error}.", hint=INSTALL_HINT) from error
+        # What a hard stop of this process (rata.stopping) does if the browser is still open then.
+        self._cleanup = stopping.on_stop(self._kill_group)
         os.close(to_browser_read)
         os.close(from_browser_write)
         _live.add(self)
@@ -174,7 +209,7 @@ class Browser:
         threading.Thread(target=self._dispatch, name="rata-cdp-events", daemon=True).start()
         try:
             self.version = self.send("Browser.getVersion", timeout=start_timeout)
-        except WindowError:
+        except BaseException:
             self.close()
             raise
 
@@ -347,18 +382,22 @@ class Browser:
         self._closed = True
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=timeout)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)  # leftover renderers, zygotes, crashpad
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=timeout)
+        self._cleanup.run()  # leftover renderers, zygotes, crashpad; the profile
         with contextlib.suppress(OSError):
             os.close(self._to_browser)
         self._fail("it was closed")
         self._stderr_thread.join(timeout)
         if self.process.stderr is not None:
             self.process.stderr.close()
-        shutil.rmtree(self.profile, ignore_errors=True)
         _live.discard(self)
+
+    def _kill_group(self) -> None:
+        """Kill Chromium's whole process group and remove its profile (quick; safe on any thread)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=1.0)
+        shutil.rmtree(self.profile, ignore_errors=True)
 
     def __enter__(self) -> Browser:
         return self
