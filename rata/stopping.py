@@ -29,12 +29,14 @@ never stops the process hard.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # collections.abc and contextlib cost a server's start-up several milliseconds
+    from collections.abc import Callable
 
 GRACE = 1.5
 """Seconds a graceful scope has to unwind after a stop request before the process stops hard."""
@@ -61,8 +63,7 @@ class Cleanup:
         """Run the action now unless it ran already, and forget it (thread-safe, idempotent)."""
         with _lock:  # under the lock: a hard stop never exits halfway through it
             action, self._action = self._action, None
-            with contextlib.suppress(ValueError):
-                _cleanups.remove(self)
+            _forget(_cleanups, self)
             if action is not None:
                 action()
 
@@ -70,8 +71,7 @@ class Cleanup:
         """Forget the action without running it."""
         with _lock:
             self._action = None
-            with contextlib.suppress(ValueError):
-                _cleanups.remove(self)
+            _forget(_cleanups, self)
 
 
 def on_stop(action: Callable[[], None]) -> Cleanup:
@@ -117,30 +117,36 @@ def install(farewell: str = "stopped by {signal}") -> None:
     _watcher = _Watcher(process_wide=True)
 
 
-@contextlib.contextmanager
-def graceful(wake: Callable[[], None]) -> Iterator[None]:
+class graceful:
     """While inside, a stop request calls `wake()` (on another thread) and lets the caller unwind by itself.
+
+        with stopping.graceful(stopped.set):
+            stopped.wait()
 
     `wake` must be safe to call from any thread at any moment. When the request came before the
     scope was entered, `wake` is called at once.
     """
-    global _watcher
-    own: _Watcher | None = None
-    if _watcher is None and threading.current_thread() is threading.main_thread():
-        own = _watcher = _Watcher(process_wide=False)
-    with _lock:
-        _wakes.append(wake)
-    try:
-        if _requested.is_set():
-            wake()
-        yield
-    finally:
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self.wake = wake
+        self._own: _Watcher | None = None
+
+    def __enter__(self) -> None:
+        global _watcher
+        if _watcher is None and threading.current_thread() is threading.main_thread():
+            self._own = _watcher = _Watcher(process_wide=False)
         with _lock:
-            with contextlib.suppress(ValueError):
-                _wakes.remove(wake)
-        if own is not None:
-            own.uninstall()
-            _watcher = None
+            _wakes.append(self.wake)
+        if _requested.is_set():
+            self.wake()
+
+    def __exit__(self, *exc: object) -> None:
+        global _watcher
+        with _lock:
+            _forget(_wakes, self.wake)
+        if self._own is not None:
+            self._own.uninstall()
+            _watcher = self._own = None
             _requested.clear()  # the scope took the request; the library's caller goes on
             _signum.clear()
 
@@ -166,8 +172,10 @@ class _Watcher:
         # handler wrote the plain number already, unless someone replaced the wakeup fd.
         if not _signum:
             _signum.append(signum)
-        with contextlib.suppress(OSError):
+        try:
             os.write(self._write, bytes((signum | _FROM_HANDLER,)))
+        except OSError:
+            pass  # the pipe is full of bytes about this very stop
 
     def _watch(self) -> None:
         counts = [0, 0]  # signals seen by the C handler, by the Python handler: each sees every one (or none)
@@ -244,5 +252,12 @@ def signal_name(signum: int) -> str:
 
 
 def _say(line: str) -> None:
-    with contextlib.suppress(OSError):
+    try:
         os.write(2, (line + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass  # no stderr: nobody to tell
+
+
+def _forget(items: list, item: object) -> None:  # type: ignore[type-arg]
+    if item in items:
+        items.remove(item)

@@ -71,6 +71,7 @@ QUIET_FLAGS = (
     "--mute-audio",
 )
 
+_SUN_PATH_MAX = 100  # what a Unix socket's path may hold on every platform, with room to spare
 _live: weakref.WeakSet[Browser] = weakref.WeakSet()
 
 
@@ -181,6 +182,14 @@ class Browser:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
         command += [*args, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"]
+        # Chromium's own temporary files (a scoped folder holding its singleton socket, shared memory)
+        # go inside the profile too, so removing the profile removes them, even after a SIGKILL of the
+        # group; unless that would make the socket's path too long for a Unix socket.
+        scratch = self.profile / "t"
+        environment = None
+        if len(os.fsencode(scratch)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") < _SUN_PATH_MAX:
+            scratch.mkdir()
+            environment = {**os.environ, "TMPDIR": str(scratch)}
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         try:
@@ -191,6 +200,7 @@ class Browser:
                 stderr=subprocess.PIPE,
                 preexec_fn=_pipe_preexec(to_browser_read, from_browser_write),  # noqa: PLW1509 - fds 3/4 cannot be set up otherwise
                 close_fds=False,
+                env=environment,
                 start_new_session=True,  # its own process group: close() kills renderers and zygotes too
             )
         except OSError as error:
