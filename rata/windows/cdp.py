@@ -183,13 +183,14 @@ class Browser:
             command.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
         command += [*args, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"]
         # Chromium's own temporary files (a scoped folder holding its singleton socket, shared memory)
-        # go inside the profile too, so removing the profile removes them, even after a SIGKILL of the
-        # group; unless that would make the socket's path too long for a Unix socket.
-        scratch = self.profile / "t"
-        environment = None
-        if len(os.fsencode(scratch)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") < _SUN_PATH_MAX:
-            scratch.mkdir()
-            environment = {**os.environ, "TMPDIR": str(scratch)}
+        # go into a folder of rata's, removed with the profile, even after a SIGKILL of the group: inside
+        # the profile, or in /tmp when that path would be too long for the socket (Chromium gives up then).
+        self.scratch = self.profile / "t"
+        if len(os.fsencode(self.scratch)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") < _SUN_PATH_MAX:
+            self.scratch.mkdir()
+        else:
+            self.scratch = Path(tempfile.mkdtemp(prefix="rata-chromium-", dir="/tmp" if os.path.isdir("/tmp") else None))
+        environment = {**os.environ, "TMPDIR": str(self.scratch)}
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         try:
@@ -207,6 +208,7 @@ class Browser:
             for fd in (to_browser_read, from_browser_write, self._to_browser, self._from_browser):
                 os.close(fd)
             shutil.rmtree(self.profile, ignore_errors=True)
+            shutil.rmtree(self.scratch, ignore_errors=True)
             raise WindowError(f"Chromium at {self.binary!r} could not be started: {error}.", hint=INSTALL_HINT) from error
         # What a hard stop of this process (rata.stopping) does if the browser is still open then.
         self._cleanup = stopping.on_stop(self._kill_group)
@@ -408,6 +410,7 @@ class Browser:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
         shutil.rmtree(self.profile, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Browser:
         return self

@@ -91,6 +91,9 @@ def run_windows(
     try:
         with stopping.graceful(wake):
             backend.run(ready)
+    except WindowError:
+        if not halted:
+            raise  # halted while Chromium started: no error, just stopped
     finally:
         host.close()
         backend.stop()
