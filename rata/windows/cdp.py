@@ -163,7 +163,16 @@ class Browser:
         WindowError: Chromium is missing, does not start, or dies while a command waits.
     """
 
-    def __init__(self, binary: str | None = None, *, headless: bool = True, args: Iterable[str] = (), start_timeout: float = 20.0) -> None:
+    def __init__(
+        self,
+        binary: str | None = None,
+        *,
+        headless: bool = True,
+        args: Iterable[str] = (),
+        start_timeout: float = 20.0,
+        on_spawn: Callable[[Browser], None] | None = None,
+    ) -> None:
+        """Start Chromium and wait until it answers; `on_spawn(self)` is called once its process exists (so `kill` can end the wait)."""
         self.binary = binary or find_chromium()
         self.headless = headless
         self._next_id = 0
@@ -215,6 +224,8 @@ class Browser:
         os.close(to_browser_read)
         os.close(from_browser_write)
         _live.add(self)
+        if on_spawn is not None:
+            on_spawn(self)
         self._stderr_thread = threading.Thread(target=self._read_stderr, name="rata-cdp-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read, name="rata-cdp-reader", daemon=True).start()
@@ -402,6 +413,11 @@ class Browser:
         if self.process.stderr is not None:
             self.process.stderr.close()
         _live.discard(self)
+
+    def kill(self) -> None:
+        """Kill Chromium's process group now, from any thread, without waiting: every wait on it ends; `close` still cleans up."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
     def _kill_group(self) -> None:
         """Kill Chromium's whole process group and remove its profile (quick; safe on any thread)."""

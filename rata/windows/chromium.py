@@ -66,6 +66,7 @@ class ChromiumBackend:
         self._launch_lock = threading.Lock()
         self._stopped = threading.Event()
         self._halted = False  # `halt` was called: this run ends, and starts no Chromium
+        self._starting: Browser | None = None  # a Chromium started but not answering yet
         self._opened_any = False
 
     @property
@@ -81,13 +82,22 @@ class ChromiumBackend:
                 if current is not None and not (self._owns_browser and not current.alive):
                     return current
                 self._check_not_halted()
-            browser = Browser(self._binary, headless=self.headless)
+            try:
+                browser = Browser(self._binary, headless=self.headless, on_spawn=self._spawned)
+            finally:
+                self._starting = None
             with self._lock:
                 if not self._halted:
                     self._browser = browser
                     return browser
             browser.close()  # halted while it started
             raise WindowError(STOPPED)
+
+    def _spawned(self, browser: Browser) -> None:
+        with self._lock:
+            self._starting = browser
+        if self._halted:
+            browser.kill()
 
     def _check_not_halted(self) -> None:
         if self._halted:
@@ -141,6 +151,9 @@ class ChromiumBackend:
         """Make `run` return soon, having closed its windows and Chromium: from any thread, at any moment, without waiting."""
         self._halted = True
         self._stopped.set()
+        starting = self._starting
+        if starting is not None:
+            starting.kill()  # the wait for a starting Chromium ends at once
 
     def stop(self) -> None:
         """Close every window and the browser this backend started; `run` returns (idempotent)."""

@@ -83,5 +83,5 @@ def test_a_sigterm_while_chromium_starts_ends_run_windows_promptly_with_no_chrom
     script = SLOW_START.format(crm=str(CRM))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=30)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.strip().splitlines()[-1])["returned_after"] < 4.0  # Chromium's start, then its close
+    assert json.loads(result.stdout.strip().splitlines()[-1])["returned_after"] < 2.0  # not the 1.5 s Chromium takes to start
     assert list(scratch.iterdir()) == []  # its profile is gone
