@@ -98,10 +98,6 @@ def exit_status(code: int) -> int:
     return 128 + signum if signum is not None else code
 
 
-def installed() -> bool:
-    return _watcher is not None and _watcher.process_wide
-
-
 def install(farewell: str = "stopped by {signal}") -> None:
     """Make SIGTERM, SIGINT and SIGHUP stop this process as described above (idempotent; main thread only).
 
@@ -172,7 +168,7 @@ class _Watcher:
         # handler wrote the plain number already, unless someone replaced the wakeup fd.
         if not _signum:
             _signum.append(signum)
-        try:
+        try:  # noqa: SIM105 - contextlib stays off a server's start-up path
             os.write(self._write, bytes((signum | _FROM_HANDLER,)))
         except OSError:
             pass  # the pipe is full of bytes about this very stop
@@ -252,7 +248,7 @@ def signal_name(signum: int) -> str:
 
 
 def _say(line: str) -> None:
-    try:
+    try:  # noqa: SIM105 - as above
         os.write(2, (line + "\n").encode("utf-8", "replace"))
     except OSError:
         pass  # no stderr: nobody to tell
