@@ -238,17 +238,21 @@ def test_rata_dev_killed_with_sigkill_leaves_no_chromium_running(place):
 def test_rata_dev_headless_stops_while_chromium_starts_however_slowly_it_starts(place, signum):
     """A Chromium that takes 1.5 s to start: the signal surely lands while rata waits for it."""
     chromium = require_chromium()
-    slow = place.tmp / "slow-chromium"
-    slow.write_text(f'#!/bin/sh\nsleep 1.5\nexec {chromium} "$@"\n')
+    slow, started = place.tmp / "slow-chromium", place.tmp / "started"
+    slow.write_text(f'#!/bin/sh\ntouch {started}\nsleep 1.5\nexec {chromium} "$@"\n')
     slow.chmod(0o755)
     place.env["RATA_CHROMIUM"] = str(slow)
     argv, _ = COMMANDS["rata dev --headless"]
     process = spawn(argv, place)
     try:
-        time.sleep(1.0)  # Python started and migrated in well under this; Chromium is 1.5 s from answering
+        deadline = time.monotonic() + 20
+        while not started.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "Chromium was never started"
+            time.sleep(0.02)
         status, took, rest = stop(process, signum)
         assert (status, took < 1.2) == (128 + signum, True), rest  # the wait for Chromium ends at once: no grace to run out
         slow.unlink()
+        started.unlink()
         place.assert_clean()
     finally:
         end(process)
