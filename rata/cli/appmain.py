@@ -10,7 +10,8 @@ answers a client's first requests from the app's manifest while its code loads
 With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
 and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
 exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
-(Ctrl-C, SIGTERM, SIGHUP: `rata.stopping`): its MCP endpoint is open, so agents reach it. ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
+(Ctrl-C, SIGTERM, SIGHUP: `rata.stopping`): its MCP endpoint is open, so agents reach it.
+``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
 else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
 This path imports no Typer or rich, so it starts fast.
 """

@@ -200,6 +200,8 @@ class Browser:
         else:
             self.scratch = Path(tempfile.mkdtemp(prefix="rata-chromium-", dir="/tmp" if os.path.isdir("/tmp") else None))
         environment = {**os.environ, "TMPDIR": str(self.scratch)}
+        # What a hard stop of this process (rata.stopping) does if the browser is still open then.
+        self._cleanup = stopping.on_stop(self._kill_group)
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         try:
@@ -216,11 +218,8 @@ class Browser:
         except OSError as error:
             for fd in (to_browser_read, from_browser_write, self._to_browser, self._from_browser):
                 os.close(fd)
-            shutil.rmtree(self.profile, ignore_errors=True)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self._cleanup.run()
             raise WindowError(f"Chromium at {self.binary!r} could not be started: {error}.", hint=INSTALL_HINT) from error
-        # What a hard stop of this process (rata.stopping) does if the browser is still open then.
-        self._cleanup = stopping.on_stop(self._kill_group)
         os.close(to_browser_read)
         os.close(from_browser_write)
         _live.add(self)
@@ -421,10 +420,12 @@ class Browser:
 
     def _kill_group(self) -> None:
         """Kill Chromium's whole process group and remove its profile (quick; safe on any thread)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=1.0)
+        process = getattr(self, "process", None)  # None: stopped before Chromium was started
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1.0)
         shutil.rmtree(self.profile, ignore_errors=True)
         shutil.rmtree(self.scratch, ignore_errors=True)
 

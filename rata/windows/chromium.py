@@ -134,7 +134,7 @@ class ChromiumBackend:
         Raises:
             WindowError: Chromium did not start, or `ready` failed (halted while it ran, say).
         """
-        self._stopped.clear()  # a `halt` after this line is seen: it sets `_halted` as well
+        self._stopped.clear()  # a `halt` that came before this line is still seen: it set `_halted` too
         try:
             browser = self.browser
             if not self._halted:
