@@ -22,6 +22,9 @@ a graceful scope (during start-up or shutdown), a graceful unwinding that overru
 a second signal all stop hard. Either way the exit status is 128 + the signal's number: 143
 for SIGTERM, 130 for SIGINT, 129 for SIGHUP.
 
+A signal the process was started with ignored stays ignored (`nohup crm --headless` keeps
+running when the terminal closes, as does a background job of a script on Ctrl-C).
+
 Without `install` (rata used as a library, or in a test), `graceful` handles the signals
 itself for the scope's duration on the main thread and puts the previous handlers back; it
 never stops the process hard.
@@ -158,8 +161,9 @@ class _Watcher:
         self._previous_fd: int | None = None
         if os.name == "posix":
             self._previous_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, self._handle)
+        for signum, previous in self._previous.items():
+            if previous is not signal.SIG_IGN:  # ignored on purpose (`nohup`, a shell's background job): still ignored
+                signal.signal(signum, self._handle)
         self._thread = threading.Thread(target=self._watch, name="rata-stop-watcher", daemon=True)
         self._thread.start()
 

@@ -158,3 +158,29 @@ sys.exit(7)
 """
     status, _, err = stop(start(body, tmp_path / "marker"))
     assert status == 7 and "restored=True requested=False" in err
+
+
+def test_a_signal_the_process_was_started_with_ignored_stays_ignored(tmp_path):
+    # What `nohup` does for SIGHUP, and a shell for the Ctrl-C of its background jobs.
+    body = """
+stopping.install()
+stopping.on_stop(lambda: marker.unlink())
+print("ready", flush=True)
+time.sleep(60)
+"""
+    marker = tmp_path / "socket"
+    process = subprocess.Popen(
+        [sys.executable, "-c", PRELUDE + body, str(marker)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # noqa: PLW1509 - as nohup does
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    process.send_signal(signal.SIGHUP)
+    time.sleep(0.3)
+    assert process.poll() is None and marker.exists()
+    status, _, _ = stop(process)
+    assert (status, marker.exists()) == (143, False)
