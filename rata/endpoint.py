@@ -31,6 +31,7 @@ database and the token), and a coding agent's sandbox may give it a ``TMPDIR`` o
 The folder is 0700 and the socket 0600; on Linux the app also checks the peer's uid
 (``SO_PEERCRED``). A lock file (``mcp.sock.lock``, held with ``flock`` while the app runs)
 tells a live endpoint from a stale socket left by a crash: the lock dies with the process.
+Closing (or a stop signal, `rata.stopping`) removes the socket and the lock file.
 
 Windows has no such sockets in this design; there the endpoint is loopback TCP with the
 same handshake (docs/security.md). It is not built yet: `EndpointServer.open` says so.
@@ -50,6 +51,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rata import stopping
 from rata._record import Record
 from rata.errors import EndpointError
 from rata.folder import DEV_SOCKET, MCP_SOCKET, AppFolder
@@ -174,6 +176,8 @@ class EndpointServer:
         self.folder.ensure()
         self._token = self.folder.token()
         self._take_lock()
+        # Removed by `close`, or by a hard stop of the process (rata.stopping) if it comes first.
+        self._cleanup = stopping.on_stop(self._remove_files)
         try:
             _unlink(self.path)  # the lock is ours, so a socket file here is a crashed run's
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -183,7 +187,7 @@ class EndpointServer:
             sock.listen(64)
             sock.setblocking(False)
         except OSError as error:
-            self._release_lock()
+            self._cleanup.run()
             raise EndpointError(
                 f"Could not open the {self.kind.protocol} endpoint at {self.path}: {error.strerror or error}.",
                 hint="Check that the app's folder is writable (RATA_HOME sets it).",
@@ -212,25 +216,38 @@ class EndpointServer:
         for client in clients:
             with contextlib.suppress(OSError):
                 client.sock.shutdown(socket.SHUT_RDWR)
-        _unlink(self.path)
-        self._release_lock()
+        self._cleanup.run()
         self._sock = None
 
+    def _remove_files(self) -> None:
+        """Remove the socket, then the lock file (while still holding its lock), then drop the lock."""
+        _unlink(self.path)
+        if self._lock_fd is not None:
+            _unlink(self._lock_path)
+        self._release_lock()
+
     # --- the lock that tells a live endpoint from a stale socket ---
+
+    @property
+    def _lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
 
     def _take_lock(self) -> None:
         import fcntl
 
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise EndpointError(
-                f"Another running copy of this app already serves {self.kind.protocol} at {self.path}.",
-                hint="Use that one (agents reach it through `--mcp`), or stop it first.",
-            ) from None
+        while True:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise EndpointError(
+                    f"Another running copy of this app already serves {self.kind.protocol} at {self.path}.",
+                    hint="Use that one (agents reach it through `--mcp`), or stop it first.",
+                ) from None
+            if _same_file(fd, self._lock_path):
+                break
+            os.close(fd)  # the app that held it removed the file as it stopped: lock the new one
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._lock_fd = fd
@@ -541,6 +558,15 @@ class _short_address:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """True when `path` still names the file open as `fd`."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _unlink(path: Path) -> None:

@@ -1,7 +1,7 @@
 """The app running: started normally (`crm`, `crm --headless`), not just answering one call.
 
     running = RunningApp(app).start()     # migrations applied, the MCP endpoint open
-    running.wait()                        # headless: until SIGINT/SIGTERM or stop()
+    running.wait()                        # headless: until a stop signal (rata.stopping) or stop()
     running.show_windows("desktop")       # or: the app's windows, until the main one closes
     running.stop()
 
@@ -13,10 +13,10 @@ only when the app called ``.mcp(...)``.
 
 from __future__ import annotations
 
-import signal
 import threading
 from typing import Any
 
+from rata import stopping
 from rata.app import App
 from rata.folder import MCP_SOCKET
 from rata.logs import LazyLogger
@@ -49,19 +49,16 @@ class RunningApp:
         return self
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until `stop`, SIGTERM or Ctrl-C (handled when called on the main thread); True if stopped."""
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
-            try:
-                return self._stopped.wait(timeout)
-            except KeyboardInterrupt:
-                return True
-            finally:
-                signal.signal(signal.SIGTERM, previous)
-        return self._stopped.wait(timeout)
+        """Block until `stop` or a stop signal (SIGTERM, SIGINT, SIGHUP: see `rata.stopping`); True if stopped.
+
+        Signals are handled here when called on the main thread, or anywhere once the process
+        installed `rata.stopping`.
+        """
+        with stopping.graceful(self._stopped.set):
+            return self._stopped.wait(timeout)
 
     def show_windows(self, backend: str = "desktop", *, headless: bool = False, scripts: Any = (), on_start: Any = None) -> None:
-        """Show the app's frontend in its ``main`` window and block until it closes, SIGINT or SIGTERM.
+        """Show the app's frontend in its ``main`` window and block until it closes or a stop signal comes.
 
         Must run on the main thread for the desktop backend. See `rata.windows.run.run_windows`.
         """

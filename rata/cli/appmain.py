@@ -9,8 +9,9 @@ answers a client's first requests from the app's manifest while its code loads
 
 With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
 and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
-exits. ``--headless`` runs the app without a window, in the foreground, until Ctrl-C or
-SIGTERM: its MCP endpoint is open, so agents reach it. ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
+exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
+(Ctrl-C, SIGTERM, SIGHUP: `rata.stopping`): its MCP endpoint is open, so agents reach it.
+``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
 else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
 This path imports no Typer or rich, so it starts fast.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
+from rata import stopping
 from rata.errors import AppLoadError, RataError
 from rata.folder import MCP_SOCKET
 from rata.logs import configure_logging
@@ -75,6 +77,8 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
             return run_headless(app)
         return run_with_window(app)
     except RataError as error:
+        if stopping.requested():
+            return stopping.exit_status(error.exit_code)  # what failed because the app was told to stop is no error
         sys.stderr.write(f"error: {error.message}\n")
         if error.hint:
             sys.stderr.write(f"{error.hint}\n")
@@ -230,5 +234,11 @@ def say_applied(migrations: Sequence[Any]) -> None:
 
 
 def main_for(app: App | str) -> None:
-    """`sys.exit(run_app(app))`, for a console script entry point."""
-    sys.exit(run_app(app))
+    """`sys.exit(run_app(app))`, for a console script entry point.
+
+    The first thing it does is make the stop signals (SIGTERM, SIGINT, SIGHUP) stop the app at
+    any moment, cleaning up what it started (`rata.stopping`); after one, the exit status is
+    128 + the signal's number.
+    """
+    stopping.install(farewell=f"{os.path.basename(sys.argv[0]) or 'app'}: stopped by {{signal}}")
+    sys.exit(stopping.exit_status(run_app(app)))

@@ -7,9 +7,11 @@ from typing import Any, Optional
 
 import typer
 
+from rata import stopping
 from rata.cli.appmain import say_applied
 from rata.cli.console import edge
 from rata.cli.options import AppOption
+from rata.errors import RataError
 from rata.loader import load_app
 
 
@@ -34,5 +36,11 @@ def dev(
         )
         sys.stderr.flush()
 
-    run_dev(target, headless=headless, on_ready=ready)
+    try:
+        run_dev(target, headless=headless, on_ready=ready)
+    except RataError:
+        if not stopping.requested():
+            raise
     sys.stderr.write(f"{target.name} stopped\n")
+    if stopping.requested():  # the exit status of a stop signal (rata.stopping): 128 + its number
+        raise typer.Exit(stopping.exit_status(0))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from rata import stopping
 from rata.errors import RataError
 
 _HELP = {
@@ -46,14 +47,20 @@ def _server(argv: Sequence[str]) -> int:
 
         return serve_mcp(load_app(app_spec).app)
     except RataError as error:
+        if stopping.requested():
+            return error.exit_code
         sys.stderr.write(f"error: {error.message}\n" + (f"{error.hint}\n" if error.hint else ""))
         return error.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) >= 2 and args[0] == "mcp" and args[1] in _HELP:
-        sys.exit(_server(args))
+    server = len(args) >= 2 and args[0] == "mcp" and args[1] in _HELP
+    if server or args[:1] == ["dev"]:
+        # The long-running commands: a stop signal at any moment ends them promptly and cleanly (rata.stopping).
+        stopping.install(farewell=f"rata {' '.join(args[:2] if server else args[:1])}: stopped by {{signal}}")
+    if server:
+        sys.exit(stopping.exit_status(_server(args)))
     from rata.cli.main import app
 
     app(args=args, prog_name="rata")

@@ -21,7 +21,7 @@ from rata.running import RunningApp
 
 
 def run_dev(app: Any, *, headless: bool = False, on_ready: Callable[[RunningApp, EndpointServer], None] | None = None) -> None:
-    """Run `app` in dev mode until its main window closes, SIGINT or SIGTERM."""
+    """Run `app` in dev mode until its main window closes or a stop signal comes (SIGTERM, SIGINT, SIGHUP: `rata.stopping`)."""
     with RunningApp(app) as running:
 
         def start(host: Any) -> None:

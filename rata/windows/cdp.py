@@ -27,6 +27,7 @@ import queue
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import weakref
@@ -35,6 +36,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from rata import stopping
 from rata.errors import WindowError
 
 log = logging.getLogger("rata.windows")
@@ -69,6 +71,7 @@ QUIET_FLAGS = (
     "--mute-audio",
 )
 
+_SUN_PATH_MAX = 100  # what a Unix socket's path may hold on every platform, with room to spare
 _live: weakref.WeakSet[Browser] = weakref.WeakSet()
 
 
@@ -109,9 +112,17 @@ def _pipe_preexec(read_end: int, write_end: int) -> Callable[[], None]:
     The trap: `os.pipe` fds are close-on-exec, and ``os.dup2(fd, 3)`` is a no-op that keeps
     that flag when ``fd`` already is 3. Copying both ends above the low fds first makes each
     ``dup2`` a real copy, which clears close-on-exec on the target.
+
+    On Linux, when started from the main thread, the child also asks to be killed when its
+    parent dies (``PR_SET_PDEATHSIG``): a rata killed with SIGKILL, which runs no cleanup,
+    leaves no Chromium behind. (The signal comes when the thread that started the child ends,
+    so only the main thread, which lives as long as the process, asks for it.)
     """
+    die_with_parent = _death_signal_setter() if threading.current_thread() is threading.main_thread() else None
 
     def preexec() -> None:
+        if die_with_parent is not None:
+            die_with_parent()
         high_read = fcntl.fcntl(read_end, fcntl.F_DUPFD, 10)
         high_write = fcntl.fcntl(write_end, fcntl.F_DUPFD, 10)
         os.dup2(high_read, 3)
@@ -122,6 +133,29 @@ def _pipe_preexec(read_end: int, write_end: int) -> Callable[[], None]:
     return preexec
 
 
+def _death_signal_setter() -> Callable[[], None] | None:
+    """A function for a forked child that makes the kernel SIGKILL it when its parent dies (Linux), else None.
+
+    Made in the parent: a forked child must not import or look anything up.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig, sigkill, parent = 1, int(signal.SIGKILL), os.getpid()
+
+    def die_with_parent() -> None:
+        prctl(pr_set_pdeathsig, sigkill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # the parent died before the request took hold
+
+    return die_with_parent
+
+
 class Browser:
     """One Chromium process driven over the DevTools pipe.
 
@@ -129,7 +163,16 @@ class Browser:
         WindowError: Chromium is missing, does not start, or dies while a command waits.
     """
 
-    def __init__(self, binary: str | None = None, *, headless: bool = True, args: Iterable[str] = (), start_timeout: float = 20.0) -> None:
+    def __init__(
+        self,
+        binary: str | None = None,
+        *,
+        headless: bool = True,
+        args: Iterable[str] = (),
+        start_timeout: float = 20.0,
+        on_spawn: Callable[[Browser], None] | None = None,
+    ) -> None:
+        """Start Chromium and wait until it answers; `on_spawn(self)` is called once its process exists (so `kill` can end the wait)."""
         self.binary = binary or find_chromium()
         self.headless = headless
         self._next_id = 0
@@ -148,6 +191,17 @@ class Browser:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on
         command += [*args, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"]
+        # Chromium's own temporary files (a scoped folder holding its singleton socket, shared memory)
+        # go into a folder of rata's, removed with the profile, even after a SIGKILL of the group: inside
+        # the profile, or in /tmp when that path would be too long for the socket (Chromium gives up then).
+        self.scratch = self.profile / "t"
+        if len(os.fsencode(self.scratch)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") < _SUN_PATH_MAX:
+            self.scratch.mkdir()
+        else:
+            self.scratch = Path(tempfile.mkdtemp(prefix="rata-chromium-", dir="/tmp" if os.path.isdir("/tmp") else None))
+        environment = {**os.environ, "TMPDIR": str(self.scratch)}
+        # What a hard stop of this process (rata.stopping) does if the browser is still open then.
+        self._cleanup = stopping.on_stop(self._kill_group)
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         try:
@@ -158,23 +212,26 @@ class Browser:
                 stderr=subprocess.PIPE,
                 preexec_fn=_pipe_preexec(to_browser_read, from_browser_write),  # noqa: PLW1509 - fds 3/4 cannot be set up otherwise
                 close_fds=False,
+                env=environment,
                 start_new_session=True,  # its own process group: close() kills renderers and zygotes too
             )
         except OSError as error:
             for fd in (to_browser_read, from_browser_write, self._to_browser, self._from_browser):
                 os.close(fd)
-            shutil.rmtree(self.profile, ignore_errors=True)
+            self._cleanup.run()
             raise WindowError(f"Chromium at {self.binary!r} could not be started: {error}.", hint=INSTALL_HINT) from error
         os.close(to_browser_read)
         os.close(from_browser_write)
         _live.add(self)
+        if on_spawn is not None:
+            on_spawn(self)
         self._stderr_thread = threading.Thread(target=self._read_stderr, name="rata-cdp-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read, name="rata-cdp-reader", daemon=True).start()
         threading.Thread(target=self._dispatch, name="rata-cdp-events", daemon=True).start()
         try:
             self.version = self.send("Browser.getVersion", timeout=start_timeout)
-        except WindowError:
+        except BaseException:
             self.close()
             raise
 
@@ -347,18 +404,30 @@ class Browser:
         self._closed = True
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=timeout)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)  # leftover renderers, zygotes, crashpad
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=timeout)
+        self._cleanup.run()  # leftover renderers, zygotes, crashpad; the profile
         with contextlib.suppress(OSError):
             os.close(self._to_browser)
         self._fail("it was closed")
         self._stderr_thread.join(timeout)
         if self.process.stderr is not None:
             self.process.stderr.close()
-        shutil.rmtree(self.profile, ignore_errors=True)
         _live.discard(self)
+
+    def kill(self) -> None:
+        """Kill Chromium's process group now, from any thread, without waiting: every wait on it ends; `close` still cleans up."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+    def _kill_group(self) -> None:
+        """Kill Chromium's whole process group and remove its profile (quick; safe on any thread)."""
+        process = getattr(self, "process", None)  # None: stopped before Chromium was started
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1.0)
+        shutil.rmtree(self.profile, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Browser:
         return self

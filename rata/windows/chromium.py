@@ -41,6 +41,7 @@ log = logging.getLogger("rata.windows")
 BINDING = "__rata_post"
 LOAD_TIMEOUT = 15.0
 OCTET_STREAM = "application/octet-stream"
+STOPPED = "The browser windows were stopped."
 
 
 def origin_for(app_name: str) -> str:
@@ -61,8 +62,11 @@ class ChromiumBackend:
         self._browser = browser
         self._owns_browser = browser is None
         self._windows: dict[str, ChromiumWindow] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held briefly, never while Chromium starts: `stop` and `halt` must not wait on a launch
+        self._launch_lock = threading.Lock()
         self._stopped = threading.Event()
+        self._halted = False  # `halt` was called: this run ends, and starts no Chromium
+        self._starting: Browser | None = None  # a Chromium started but not answering yet
         self._opened_any = False
 
     @property
@@ -72,10 +76,32 @@ class ChromiumBackend:
         Raises:
             WindowError: Chromium is missing or does not start.
         """
+        with self._launch_lock:
+            with self._lock:
+                current = self._browser
+                if current is not None and not (self._owns_browser and not current.alive):
+                    return current
+                self._check_not_halted()
+            try:
+                browser = Browser(self._binary, headless=self.headless, on_spawn=self._spawned)
+            finally:
+                self._starting = None
+            with self._lock:
+                if not self._halted:
+                    self._browser = browser
+                    return browser
+            browser.close()  # halted while it started
+            raise WindowError(STOPPED)
+
+    def _spawned(self, browser: Browser) -> None:
         with self._lock:
-            if self._browser is None or (self._owns_browser and not self._browser.alive):
-                self._browser = Browser(self._binary, headless=self.headless)
-            return self._browser
+            self._starting = browser
+        if self._halted:
+            browser.kill()
+
+    def _check_not_halted(self) -> None:
+        if self._halted:
+            raise WindowError(STOPPED)
 
     def open(self, spec: WindowSpec, frontend: Any, *, scripts: Iterable[str] = ()) -> ChromiumWindow:
         """Open a window showing `frontend` at ``spec.route``, after installing `scripts` at document start.
@@ -100,15 +126,34 @@ class ChromiumBackend:
             return list(self._windows.values())
 
     def run(self, ready: Callable[[], None]) -> None:
-        """Start Chromium, call `ready()`, then wait until `stop`, the last window closes, or Chromium dies."""
-        browser = self.browser
-        self._stopped.clear()
-        ready()
-        while not self._stopped.wait(0.25):
-            if not browser.alive:
-                log.warning("Chromium stopped; the browser windows are gone")
-                break
-        self.stop()
+        """Start Chromium, call `ready()`, then wait until `stop` or `halt`, the last window closes, or Chromium dies.
+
+        A `halt` at any moment of it (even before it starts Chromium) is never lost: `run` returns
+        as soon as it sees it, having closed what it opened.
+
+        Raises:
+            WindowError: Chromium did not start, or `ready` failed (halted while it ran, say).
+        """
+        self._stopped.clear()  # a `halt` that came before this line is still seen: it set `_halted` too
+        try:
+            browser = self.browser
+            if not self._halted:
+                ready()
+            while not self._halted and not self._stopped.wait(0.25):
+                if not browser.alive:
+                    log.warning("Chromium stopped; the browser windows are gone")
+                    break
+        finally:
+            self.stop()
+            self._halted = False
+
+    def halt(self) -> None:
+        """Make `run` return soon, having closed its windows and Chromium: from any thread, at any moment, without waiting."""
+        self._halted = True
+        self._stopped.set()
+        starting = self._starting
+        if starting is not None:
+            starting.kill()  # the wait for a starting Chromium ends at once
 
     def stop(self) -> None:
         """Close every window and the browser this backend started; `run` returns (idempotent)."""

@@ -5,18 +5,16 @@
 
 It picks the backend, opens ``main`` through a `WindowHost`, and blocks (on the calling
 thread, which desktop toolkits need to be the main one) until the main window is closed,
-`stop` is called on the backend, or the process gets SIGINT or SIGTERM. ``headless`` always
+`stop` is called on the backend, or the process gets SIGTERM, SIGINT or SIGHUP (`rata.stopping`). ``headless`` always
 means the browser backend: a desktop toolkit needs a screen.
 """
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Callable, Iterable
-from types import FrameType
 from typing import Any
 
+from rata import stopping
 from rata.errors import WindowError
 from rata.windows.adapter import Backend, WindowSpec
 from rata.windows.host import WindowHost
@@ -81,26 +79,23 @@ def run_windows(
             backend.stop()
             raise
 
-    previous = _on_signals(lambda signum, frame: backend.stop())
+    # A stop signal wakes the backend's loop (`halt` never waits, so it is safe at any moment,
+    # even while Chromium starts); closing everything is then done here, on this thread.
+    stop_backend = getattr(backend, "halt", None) or backend.stop
+    halted: list[bool] = []
+
+    def wake() -> None:
+        halted.append(True)
+        stop_backend()
+
     try:
-        backend.run(ready)
+        with stopping.graceful(wake):
+            backend.run(ready)
+    except WindowError:
+        if not halted:
+            raise  # halted while Chromium started: no error, just stopped
     finally:
-        _restore(previous)
         host.close()
         backend.stop()
-    if failure:
+    if failure and not halted:  # what failed because of the stop is no error
         raise failure[0]
-
-
-def _on_signals(handler: Callable[[int, FrameType | None], None]) -> dict[int, Any]:
-    if threading.current_thread() is not threading.main_thread():
-        return {}  # only the main thread may set handlers; the caller handles its own signals
-    previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.signal(signum, handler)
-    return previous
-
-
-def _restore(previous: dict[int, Any]) -> None:
-    for signum, handler in previous.items():
-        signal.signal(signum, handler)

@@ -1,0 +1,54 @@
+"""The endpoint's files: closing removes the socket and the lock file, and a lock file removed under a waiting app is not trusted."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+import pytest
+
+from rata.endpoint import DEV, MCP, EndpointServer, _same_file
+from rata.errors import EndpointError
+from rata.folder import AppFolder
+
+
+def serve_nothing(connection) -> None:
+    connection.close()
+
+
+@pytest.mark.parametrize("kind", [MCP, DEV], ids=["mcp.sock", "dev.sock"])
+def test_closing_an_endpoint_removes_its_socket_and_its_lock_file(rata_home, kind):
+    folder = AppFolder(rata_home)
+    endpoint = EndpointServer(folder, kind, serve_nothing).open()
+    names = {kind.socket_name, kind.socket_name + ".lock"}
+    assert names <= set(os.listdir(rata_home))
+    endpoint.close()
+    assert names.isdisjoint(os.listdir(rata_home))
+    EndpointServer(folder, kind, serve_nothing).open().close()  # and it opens again
+
+
+def test_a_second_copy_is_refused_while_the_first_runs_and_opens_once_it_stopped(rata_home):
+    folder = AppFolder(rata_home)
+    first = EndpointServer(folder, MCP, serve_nothing).open()
+    with pytest.raises(EndpointError, match="Another running copy"):
+        EndpointServer(folder, MCP, serve_nothing).open()
+    first.close()
+    second = EndpointServer(folder, MCP, serve_nothing).open()
+    assert (rata_home / "mcp.sock.lock").read_text() == f"{os.getpid()}\n"
+    second.close()
+
+
+def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(rata_home):
+    # An app that opened the lock file just before the running one removed it (as it stopped) gets
+    # its flock on a file nobody else will open: it must take the lock of the file now at the path.
+    folder = AppFolder(rata_home)
+    running = EndpointServer(folder, MCP, serve_nothing).open()
+    lock_path = rata_home / "mcp.sock.lock"
+    late = os.open(lock_path, os.O_RDWR)
+    try:
+        running.close()
+        fcntl.flock(late, fcntl.LOCK_EX | fcntl.LOCK_NB)  # succeeds: on the removed file
+        assert not _same_file(late, lock_path)
+        EndpointServer(folder, MCP, serve_nothing).open().close()
+    finally:
+        os.close(late)
