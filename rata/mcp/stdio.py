@@ -17,8 +17,11 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO
 
+from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.server import Server
+
+log = LazyLogger("rata.mcp")
 
 
 class StdoutWriter:
@@ -64,10 +67,14 @@ class Relay:
     The watchdog polls only while calls are being run this way, and sleeps after `IDLE_S` without.
     """
 
-    def __init__(self, stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None]) -> None:
+    def __init__(
+        self, stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None], on_eof: Callable[[], None] | None = None
+    ) -> None:
+        """`on_eof` runs once, on the thread that meets the end of input, before `run` returns."""
         self._stream = stream
         self._on_line = on_line
         self._on_oversized = on_oversized
+        self._on_eof = on_eof
         self._lock = threading.Lock()
         self._reader: int | None = None  # the thread that reads now
         self._busy_since = 0.0  # when the reader started running a call; 0 while it reads
@@ -99,8 +106,13 @@ class Relay:
             self._watching = True
         if wake:
             if self._watchdog is None:
-                self._watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
-                self._watchdog.start()
+                watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
+                try:
+                    watchdog.start()
+                    self._watchdog = watchdog
+                except RuntimeError:  # no thread to be had: this call runs without a hand-over, holding up the reading
+                    with self._lock:
+                        self._watching = False
             else:
                 self._wake_watchdog.release()
         thread = threading.current_thread()
@@ -121,29 +133,54 @@ class Relay:
                 thread.join(max(0.0, deadline - time.monotonic()))
 
     def _read(self) -> None:
+        """Read and handle lines until EOF, or until the reading is handed to another thread.
+
+        Nothing a line does can end the reading: a handler that raises is logged and the next line
+        read. Should this thread die all the same, it counts as EOF, so the process never waits forever."""
         me = threading.get_ident()
         self._reader = me
         limit = wire.MAX_LINE_BYTES
         stream = self._stream
-        while True:
-            try:
-                line = stream.readline(limit + 1)
-            except (OSError, ValueError):  # the client went away mid-line, or the stream was closed: the same as EOF
-                line = b""
-            if not line:
-                self._eof.set()
-                self._wake_watchdog_at_eof()
-                return
-            if len(line) > limit and not line.endswith(b"\n"):
-                while True:
-                    rest = stream.readline(65536)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-                self._on_oversized()
-                continue
-            self._on_line(line)
-            if self._reader != me:
-                return  # a call ran too long here and another thread reads now
+        try:
+            while True:
+                try:
+                    line = stream.readline(limit + 1)
+                except (OSError, ValueError):  # the client went away mid-line, or the stream was closed: the same as EOF
+                    line = b""
+                if not line:
+                    return
+                try:
+                    if len(line) > limit and not line.endswith(b"\n"):
+                        self._skip_rest_of_line()
+                        self._on_oversized()
+                    else:
+                        self._on_line(line)
+                except Exception:  # noqa: BLE001 - a handler's bug must not stop the reading
+                    log.exception("unexpected failure handling a line")
+                if self._reader != me:
+                    return  # a call ran too long here and another thread reads now
+        finally:
+            if self._reader == me:  # EOF (or this thread died): nobody reads any more
+                self._at_eof()
+
+    def _skip_rest_of_line(self) -> None:
+        try:
+            while True:
+                rest = self._stream.readline(65536)
+                if not rest or rest.endswith(b"\n"):
+                    return
+        except (OSError, ValueError):  # a broken stream: the next read meets it as EOF
+            return
+
+    def _at_eof(self) -> None:
+        try:
+            if self._on_eof is not None:
+                self._on_eof()
+        except Exception:  # noqa: BLE001 - the end of input is reached whatever the hook does
+            log.exception("unexpected failure at the end of input")
+        finally:
+            self._eof.set()
+            self._wake_watchdog_at_eof()
 
     def _wake_watchdog_at_eof(self) -> None:
         with self._lock:
@@ -160,8 +197,11 @@ class Relay:
                 now = time.monotonic()
                 if since and now - since >= HANDOVER_S:
                     self._busy_since = 0.0
-                    self._reader = None  # taken from the busy thread: it stops reading when its call ends
-                    threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+                    busy, self._reader = self._reader, None  # taken from the busy thread: it stops reading when its call ends
+                    try:
+                        threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+                    except RuntimeError:  # no thread to be had: the busy thread reads on once its call ends
+                        self._reader = busy
                     continue
                 if since or now - self._last_call < IDLE_S:
                     continue
@@ -173,7 +213,7 @@ def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: Binar
     """Serve one client on stdin/stdout until stdin closes; returns the exit code."""
     writer = StdoutWriter(stdout if stdout is not None else protect_stdout())
     server = make_server(writer)
-    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized)
+    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized, server.input_closed)
     server.relay = relay
     try:
         relay.run()
