@@ -1,0 +1,34 @@
+"""A strict reader of what the server writes: the test's own, so it does not trust the code under test."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _refuse(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def strict_json(text: str) -> Any:
+    """`json.loads` that refuses NaN, Infinity and -Infinity, and strings (or keys) that are not Unicode text."""
+    value = json.loads(text, parse_constant=_refuse)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            item.encode("utf-8")  # raises UnicodeEncodeError on a lone surrogate
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+def strict_line(raw: bytes) -> dict:
+    """One line the server wrote: a JSON object in UTF-8, ending in its only newline."""
+    assert raw.endswith(b"\n") and raw.count(b"\n") == 1, raw[:200]
+    message = strict_json(raw.decode("utf-8"))
+    assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", raw[:200]
+    return message
