@@ -10,9 +10,21 @@ def _refuse(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} overflows a float")
+    return value
+
+
+def read_json(text: str) -> Any:
+    """`json.loads` that refuses NaN, Infinity, -Infinity and floats that overflow (ValueError), as JSON-RPC peers should."""
+    return json.loads(text, parse_constant=_refuse, parse_float=_finite)
+
+
 def strict_json(text: str) -> Any:
-    """`json.loads` that refuses NaN, Infinity and -Infinity, and strings (or keys) that are not Unicode text."""
-    value = json.loads(text, parse_constant=_refuse)
+    """`read_json` that also refuses strings (or keys) that are not Unicode text: what a server may write."""
+    value = read_json(text)
     stack = [value]
     while stack:
         item = stack.pop()
