@@ -109,7 +109,8 @@ class LoadingServer:
             self.changed = frozenset(name for name in ("tools", "resources") if (offer[name] != old[name]))
             self.app_server = app_server
         except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
-            self.failure = f"{type(error).__name__}: {str(error).strip()}" if str(error).strip() else type(error).__name__
+            said = _said(error)
+            self.failure = f"{type(error).__name__}: {said}" if said else type(error).__name__
             log.exception("the app failed to load")
             sys.stderr.write(f"{self.manifest.name}: the app failed to load ({self.failure}); requests that need it get this error\n")
             sys.stderr.flush()
@@ -122,3 +123,12 @@ class LoadingServer:
             manifests.write(self.manifest.ref, app, offer)
             if self.changed:
                 app_server.subscriptions.lists_changed(self.changed)
+
+
+def _said(error: BaseException) -> str:
+    """What an exception of the app's says, as Unicode text that can go on the wire (lone surrogates escaped)."""
+    try:
+        text = str(error).strip()
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails says nothing
+        return ""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -444,7 +444,10 @@ class Server:
         if self.relay is not None:
             self.relay.wait_for_calls(max(0.0, deadline - time.monotonic()))
         for hook in self.on_close:
-            hook()
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - every hook runs, and stopping never fails
+                log.exception("a close hook failed")
 
 
 DEFERRED: dict[str, Any] = {}

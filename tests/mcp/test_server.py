@@ -451,3 +451,11 @@ def test_answers_with_ids_the_server_never_used_are_ignored():
     wait_for(lambda: answers[-1].get("id") == 1, "the call's answer")
     server.close()
     assert answers[-1]["result"]["answer"] == {"action": "accept"}
+
+
+def test_a_close_hook_that_fails_does_not_stop_the_others_or_the_close():
+    server, _ = bare_server(lambda call: {})
+    ran = []
+    server.on_close.extend([lambda: 1 / 0, lambda: ran.append("second")])
+    server.close()
+    assert ran == ["second"]
