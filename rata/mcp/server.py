@@ -380,7 +380,8 @@ class Server:
             answer = wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, "Internal error"))
         with self._lock:
             self._active.pop(_key(call.id), None)
-        if call.cancelled or answer is None:
+            cancelled = call.cancelled
+        if cancelled or answer is None:
             return  # the client cancelled (nothing more is sent for it), or the handler answers later (a listen stream)
         self.send(answer)
 
@@ -426,7 +427,8 @@ class Server:
         return answer
 
     def close(self, grace: float = 5.0) -> None:
-        """Stop: let queued and running calls finish (up to `grace` seconds in all), then run the close hooks."""
+        """Stop: let queued and running calls finish (up to `grace` seconds in all), answer those still
+        unfinished with an error (nothing more is sent for them), then run the close hooks."""
         import time
 
         deadline = time.monotonic() + grace
@@ -443,6 +445,15 @@ class Server:
                 worker.thread.join(max(0.0, deadline - time.monotonic()))
         if self.relay is not None:
             self.relay.wait_for_calls(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            unfinished = [call for call in self._active.values() if not call.cancelled]
+            for call in unfinished:
+                call.cancelled = True  # if it ends after all, its answer is not sent: this one was
+            self._active.clear()
+            self._backlog.clear()
+        for call in unfinished:
+            why = f"Internal error: the server stopped before {_shown(call.method)} finished (it waited {grace:g} s for it after its input closed)"
+            self.send(wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, why)))
         for hook in self.on_close:
             try:
                 hook()

@@ -95,29 +95,19 @@ class Relay:
         self._read()
         self._eof.wait()
 
+    def wait_for_eof(self) -> None:
+        """Wait until whoever reads meets the end of input."""
+        self._eof.wait()
+
     def run_here(self, call: Callable[[], None]) -> bool:
         """Run `call` on this thread if it is the reader (True), else leave it to the caller (False)."""
         me = threading.get_ident()
         if self._reader != me:
             return False
-        with self._lock:
-            self._busy_since = self._last_call = time.monotonic()
-            wake = not self._watching
-            self._watching = True
-        if wake:
-            if self._watchdog is None:
-                watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
-                try:
-                    watchdog.start()
-                    self._watchdog = watchdog
-                except RuntimeError:  # no thread to be had: this call runs without a hand-over, holding up the reading
-                    with self._lock:
-                        self._watching = False
-            else:
-                self._wake_watchdog.release()
         thread = threading.current_thread()
-        self._running.add(thread)
+        self._running.add(thread)  # before the watchdog can hand the reading on: whoever meets EOF then waits for this call
         try:
+            self._watch_from_now()
             call()
         finally:
             self._running.discard(thread)
@@ -125,12 +115,31 @@ class Relay:
                 self._busy_since = 0.0
         return True
 
+    def _watch_from_now(self) -> None:
+        """Mark the reader busy from now, with the watchdog awake (started the first time) to hand the reading on."""
+        with self._lock:
+            self._busy_since = self._last_call = time.monotonic()
+            wake = not self._watching
+            self._watching = True
+        if not wake:
+            return
+        if self._watchdog is not None:
+            self._wake_watchdog.release()
+            return
+        watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
+        try:
+            watchdog.start()
+            self._watchdog = watchdog
+        except RuntimeError:  # no thread to be had: this call runs without a hand-over, holding up the reading
+            with self._lock:
+                self._watching = False
+
     def wait_for_calls(self, timeout: float) -> None:
         """Wait (up to `timeout` s) for calls still running on threads that were readers once."""
         deadline = time.monotonic() + timeout
-        for thread in list(self._running):
-            if thread is not threading.current_thread():
-                thread.join(max(0.0, deadline - time.monotonic()))
+        me = threading.current_thread()
+        while any(thread is not me for thread in list(self._running)) and time.monotonic() < deadline:
+            time.sleep(0.005)  # the calls' end, not their threads' (a thread that ran a call may read on)
 
     def _read(self) -> None:
         """Read and handle lines until EOF, or until the reading is handed to another thread.
@@ -215,8 +224,12 @@ def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: Binar
     server = make_server(writer)
     relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized, server.input_closed)
     server.relay = relay
+    # Reading (and the calls run where they are read) happens off the main thread, so that EOF
+    # ends the process after `Server.close`'s grace even if a call never returns.
+    reading = threading.Thread(target=relay.run, name="rata-stdin", daemon=True)
     try:
-        relay.run()
+        reading.start()
+        relay.wait_for_eof()
     except KeyboardInterrupt:
         pass
     finally:

@@ -459,3 +459,15 @@ def test_a_close_hook_that_fails_does_not_stop_the_others_or_the_close():
     server.on_close.extend([lambda: 1 / 0, lambda: ran.append("second")])
     server.close()
     assert ran == ["second"]
+
+
+def test_close_answers_a_call_that_outlives_the_grace_once_and_never_again():
+    gate = threading.Event()
+    server, answers = bare_server(lambda call: gate.wait(5) and {"late": True}, workers=1)
+    server.receive(work_line(1))
+    server.receive(work_line(2))  # waits behind it, never started
+    server.close(grace=0.2)
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [(1, wire.INTERNAL_ERROR), (2, wire.INTERNAL_ERROR)]
+    gate.set()
+    server._workers[0].thread.join(5)
+    assert len(answers) == 2  # the late result of call 1 is not sent, and call 2 never ran

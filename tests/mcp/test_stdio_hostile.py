@@ -167,6 +167,7 @@ class Server:
             self.process.wait(within)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
             raise AssertionError(f"the server did not exit within {within:g} s of EOF") from None
         rest = []
         while (raw := self.lines.get(timeout=10)) != b"":
@@ -228,8 +229,20 @@ def test_eof_while_a_legacy_confirmation_waits_for_the_client_ends_the_process_a
         process.wait(15)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
         raise AssertionError("the server waited for an answer that could never come") from None
     assert time.monotonic() - started < 15 and process.returncode == 0
     answer = strict_json(process.stdout.readline().decode())
     process.stdout.close()
     assert answer["id"] == 2 and answer["result"]["isError"] is True and "Not confirmed" in answer["result"]["content"][0]["text"]
+
+
+def test_eof_ends_the_process_after_the_grace_even_if_a_call_never_returns_and_that_call_still_gets_an_answer(tmp_path):
+    """The call runs on the thread that read it; the process must not wait for it beyond the 5 s grace."""
+    server = Server(tmp_path)
+    server.write(call(1, "wait_for", path=str(tmp_path / "never")))  # runs 20 s
+    time.sleep(0.2)
+    started = time.monotonic()
+    [answer] = server.finish(within=15)
+    assert time.monotonic() - started < 12
+    assert answer["id"] == 1 and answer["error"]["code"] == wire.INTERNAL_ERROR and "stopped before tools/call finished" in answer["error"]["message"]
