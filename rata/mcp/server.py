@@ -105,13 +105,16 @@ class Server:
         capabilities: dict[str, Any],
         instructions: str = "",
         workers: int = 8,
+        waiting: int = 1000,
     ) -> None:
+        """`workers`: threads for blocking calls; `waiting`: how many more calls may wait for one before the next is refused."""
         self.info = info
         self.methods = methods
         self.capabilities = capabilities
         self.instructions = instructions
         self._send_bytes = send
         self._max_workers = workers
+        self._max_waiting = waiting
         self.era: str | None = None
         self.initialized = False
         self.legacy_capabilities: dict[str, Any] = {}
@@ -334,9 +337,15 @@ class Server:
             elif len(self._workers) < self._max_workers:
                 worker = _Worker()
                 self._workers.append(worker)
-            else:
+            elif len(self._backlog) < self._max_waiting:
                 self._backlog.append(call)
                 return
+            else:  # a bound on what a client can make the server hold: refused, not queued
+                self._active.pop(key, None)
+                raise McpError(
+                    wire.INTERNAL_ERROR,
+                    f"Server busy: {self._max_waiting} calls already wait for one of its {self._max_workers} threads; send this again once some are answered",
+                )
         worker.call = call
         if worker.thread is None:
             thread = threading.Thread(target=self._work, args=(worker,), name=f"rata-mcp-{len(self._workers)}", daemon=True)

@@ -371,12 +371,14 @@ def test_the_limits_table() -> None:
     from rata.mcp.stdio import HANDOVER_S
 
     assert inspect.signature(Server).parameters["workers"].default == 8
+    assert inspect.signature(Server).parameters["waiting"].default == 1000
     assert HANDOVER_S == 0.002
     text = page()
     shown_limits = (
         "| A message line | 4 MiB (4,194,304 bytes) |",
         "| Open `subscriptions/listen` streams | 1024 |",
         "| 9: one on the thread that read it, 8 on worker threads |",
+        "| Calls waiting for a thread | 1000 | Error -32603 (`Server busy: ...`) at once;",
         "| A `requestState` | 10 minutes |",
         "If it runs longer than 2 ms, another\nthread takes over reading",
     )

@@ -471,3 +471,31 @@ def test_close_answers_a_call_that_outlives_the_grace_once_and_never_again():
     gate.set()
     server._workers[0].thread.join(5)
     assert len(answers) == 2  # the late result of call 1 is not sent, and call 2 never ran
+
+
+def test_calls_beyond_the_waiting_limit_are_refused_not_queued():
+    gate = threading.Event()
+    answers: list[dict] = []
+    methods = {"work": Method(lambda call: gate.wait(5) and {}, blocking=True)}
+    server = Server({"name": "t", "version": "1"}, methods, send=lambda data: answers.append(json.loads(data)), capabilities={}, workers=1, waiting=2)
+    for n in range(5):  # one runs, two wait, two are refused at once
+        server.receive(work_line(n))
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [(3, wire.INTERNAL_ERROR), (4, wire.INTERNAL_ERROR)]
+    assert "Server busy: 2 calls already wait" in answers[0]["error"]["message"]
+    gate.set()
+    wait_for(lambda: len(answers) == 5, "the three accepted calls answered")
+    server.close()
+    assert sorted(a["id"] for a in answers if "result" in a) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [[1], {"a": 1}, 1.5, True, None, 10**4000, "", "\U0001f600"],
+    ids=["array", "object", "float", "bool", "null", "4001-digits", "empty", "emoji"],
+)
+def test_a_cancel_with_an_odd_request_id_is_ignored_and_the_server_serves_on(request_id):
+    server, written = hostile_server()
+    server.receive(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}).encode())
+    server.receive(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    server.close()
+    assert [strict_line(raw) for raw in written] == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
