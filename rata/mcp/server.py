@@ -15,8 +15,11 @@ Once a non-discover modern request has been served the connection is modern: a l
 on the reading thread too when nothing else runs and the transport can hand its reading on
 (`rata.mcp.stdio.Relay`: after 2 ms another thread reads), else on worker threads; so a slow
 command never holds up other requests or a listen stream for long, and responses may come out
-of order. Every request is answered exactly once,
-unless the client cancelled it.
+of order. Every request is answered exactly once, unless the client cancelled it.
+
+Hostile input: every line is untrusted (`wire.parse_line` refuses what JSON cannot carry
+faithfully), only valid JSON is written (`wire.encode` turns an answer it cannot write into
+-32603 for its id), and no exception leaves `receive`, a worker or `send`.
 """
 
 from __future__ import annotations
