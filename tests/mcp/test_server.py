@@ -17,7 +17,7 @@ from rata.testing import AgentClient
 from tests.mcp.fixtures import crm, lab  # noqa: F401 - pytest fixtures
 from tests.mcp.hostile import lines
 from tests.mcp.lab import release
-from tests.mcp.strict import read_json, strict_line
+from tests.mcp.strict import read_json, strict_json, strict_line
 
 META = {wire.META_VERSION: wire.MODERN, wire.META_CAPABILITIES: {}}
 SERVER_INFO = {"name": "crm", "version": "1.0.0"}
@@ -307,7 +307,7 @@ def expected_answer(line: bytes) -> tuple[str, object] | None:
     request_id = message["id"]
     if isinstance(request_id, bool) or not isinstance(request_id, (str, int)) or not _unicode(request_id):
         return None  # an id that is not a string of Unicode text or an integer cannot be answered
-    answered = "method" in message or message.get("jsonrpc") != "2.0" or not ("result" in message or "error" in message)
+    answered = "method" in message or message.get("jsonrpc") != "2.0" or not ("result" in message or "error" in message) or not _unicode_all(message)
     return _key(request_id) if answered else None
 
 
@@ -334,6 +334,14 @@ def test_receive_never_raises_answers_each_request_once_and_writes_only_strict_j
 def _unicode(value) -> bool:
     try:
         str(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unicode_all(message) -> bool:
+    try:
+        strict_json(json.dumps(message))
     except UnicodeEncodeError:
         return False
     return True
