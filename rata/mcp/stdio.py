@@ -228,7 +228,10 @@ def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: Binar
     # ends the process after `Server.close`'s grace even if a call never returns.
     reading = threading.Thread(target=relay.run, name="rata-stdin", daemon=True)
     try:
-        reading.start()
+        try:
+            reading.start()
+        except RuntimeError:  # no thread to be had: read here, as a call that never returns could then hold the exit
+            relay.run()
         relay.wait_for_eof()
     except KeyboardInterrupt:
         pass
