@@ -57,6 +57,8 @@ class LoadingServer:
         self.app_server: AppServer | None = None
         self.failure: str | None = None
         self.changed: frozenset[str] = frozenset()
+        self._announcing = threading.Lock()
+        self._announced = False  # the listens open when the lists were found changed have been told
         """The lists ("tools", "resources") the loaded app gives otherwise than the manifest."""
         self.server = Server(offer["info"], self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
         self._switch_interval = sys.getswitchinterval()
@@ -91,10 +93,15 @@ class LoadingServer:
             return DEFERRED  # cancelled while it waited: it never runs, and nothing is sent
         if self.app_server is None:
             raise McpError(wire.INTERNAL_ERROR, f"The app could not be loaded, so {name} cannot run: {self.failure}. Fix the app and restart the server.")
-        result = self.app_server.server.methods[name].handler(call)
-        if name == "subscriptions/listen" and result is DEFERRED and self.changed:
-            # Opened while the app loaded: it may have missed the list change announced then.
-            self.app_server.subscriptions.list_changes_missed(call.id, self.changed)
+        handler = self.app_server.server.methods[name].handler
+        if name != "subscriptions/listen":
+            return handler(call)
+        # Opened while the app loaded: told of the list change by the announcement if it was open
+        # then, else here; the lock makes it one or the other, never both or neither.
+        with self._announcing:
+            result = handler(call)
+            if result is DEFERRED and self._announced and self.changed:
+                self.app_server.subscriptions.list_changes_missed(call.id, self.changed)
         return result
 
     def _run(self) -> None:
@@ -109,7 +116,8 @@ class LoadingServer:
             self.changed = frozenset(name for name in ("tools", "resources") if (offer[name] != old[name]))
             self.app_server = app_server
         except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
-            self.failure = f"{type(error).__name__}: {str(error).strip()}" if str(error).strip() else type(error).__name__
+            said = _said(error)
+            self.failure = f"{type(error).__name__}: {said}" if said else type(error).__name__
             log.exception("the app failed to load")
             sys.stderr.write(f"{self.manifest.name}: the app failed to load ({self.failure}); requests that need it get this error\n")
             sys.stderr.flush()
@@ -119,6 +127,20 @@ class LoadingServer:
             self._done.set()
         if offer != old:
             log.info("the app answers otherwise than its manifest said (changed lists: %s); manifest rewritten", ", ".join(sorted(self.changed)) or "none")
-            manifests.write(self.manifest.ref, app, offer)
-            if self.changed:
-                app_server.subscriptions.lists_changed(self.changed)
+            try:
+                manifests.write(self.manifest.ref, app, offer)
+            except Exception:  # noqa: BLE001 - a manifest not rewritten costs the next start time, not this session
+                log.exception("the manifest could not be rewritten")
+            with self._announcing:
+                if self.changed:
+                    app_server.subscriptions.lists_changed(self.changed)
+                self._announced = True
+
+
+def _said(error: BaseException) -> str:
+    """What an exception of the app's says, as Unicode text that can go on the wire (lone surrogates escaped)."""
+    try:
+        text = str(error).strip()
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails says nothing
+        return ""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

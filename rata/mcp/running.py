@@ -30,7 +30,7 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
 
     def serve(connection: Connection) -> None:
         server = AppServer(app, send=connection.send, catalog=catalog, limiter=limiter).server
-        server.relay = Relay(connection.rfile, server.receive, server.oversized)
+        server.relay = Relay(connection.rfile, server.receive, server.oversized, server.input_closed)
         try:
             server.relay.run()  # a client going away mid-line is the same as EOF
         finally:

@@ -15,8 +15,11 @@ Once a non-discover modern request has been served the connection is modern: a l
 on the reading thread too when nothing else runs and the transport can hand its reading on
 (`rata.mcp.stdio.Relay`: after 2 ms another thread reads), else on worker threads; so a slow
 command never holds up other requests or a listen stream for long, and responses may come out
-of order. Every request is answered exactly once,
-unless the client cancelled it.
+of order. Every request is answered exactly once, unless the client cancelled it.
+
+Hostile input: every line is untrusted (`wire.parse_line` refuses what JSON cannot carry
+faithfully), only valid JSON is written (`wire.encode` turns an answer it cannot write into
+-32603 for its id), and no exception leaves `receive`, a worker or `send`.
 """
 
 from __future__ import annotations
@@ -105,13 +108,16 @@ class Server:
         capabilities: dict[str, Any],
         instructions: str = "",
         workers: int = 8,
+        waiting: int = 1000,
     ) -> None:
+        """`workers`: threads for blocking calls; `waiting`: how many more calls may wait for one before the next is refused."""
         self.info = info
         self.methods = methods
         self.capabilities = capabilities
         self.instructions = instructions
         self._send_bytes = send
         self._max_workers = workers
+        self._max_waiting = waiting
         self.era: str | None = None
         self.initialized = False
         self.legacy_capabilities: dict[str, Any] = {}
@@ -125,6 +131,7 @@ class Server:
         self._idle: list[_Worker] = []
         self._backlog: deque[Call] = deque()
         self._closing = False
+        self._input_closed = False
         self._ids = itertools.count(1)
         self.on_cancel: list[Callable[[Any], bool]] = []
         """Hooks for cancels of things that are not running calls (listen streams); return True if handled."""
@@ -136,7 +143,17 @@ class Server:
     # --- output ---
 
     def send(self, message: dict[str, Any]) -> None:
-        self._send_bytes(wire.encode(message))
+        """Write one message. An answer that cannot be written as JSON goes out as the -32603 error for
+        its id (`wire.encode`); a notification that cannot is dropped and logged. Never raises."""
+        try:
+            data = wire.encode(message)
+        except wire.UnencodableError as problem:
+            log.error("a %s notification could not be written as JSON and was dropped: %s", _shown(message.get("method")), problem)
+            return
+        try:
+            self._send_bytes(data)
+        except Exception:  # noqa: BLE001 - a transport that fails is closed; the caller must not die of it
+            log.exception("the transport failed to write a message")
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         self.send(wire.notification(method, params))
@@ -150,7 +167,13 @@ class Server:
         try:
             incoming = wire.parse_line(line)
         except wire.FrameError as problem:
+            if problem.response:  # a broken answer to a request of ours: that request fails, it does not wait
+                self._release(problem.id, problem.error)
             self.send(wire.error_response(problem.id, problem.error, problem.has_id))
+            return
+        except Exception:  # noqa: BLE001 - the parser's contract is FrameError; anything else is a bug to log, not to die of
+            log.exception("unexpected failure parsing a line")
+            self.send(wire.error_response(None, McpError(wire.PARSE_ERROR, "Parse error: the line could not be read"), has_id=False))
             return
         try:
             if incoming.kind == "notification":
@@ -159,8 +182,11 @@ class Server:
                 self._response(incoming)
             else:
                 self._request(incoming)
+        except McpError as error:
+            if incoming.kind == "request":
+                self.send(wire.error_response(incoming.id, error))
         except Exception:  # noqa: BLE001 - the top-level handler: log, answer, keep serving
-            log.exception("unexpected failure handling %s", incoming.method or "a response")
+            log.exception("unexpected failure handling %s", _shown(incoming.method) if incoming.method else "a response")
             if incoming.kind == "request":
                 self.send(wire.error_response(incoming.id, McpError(wire.INTERNAL_ERROR, "Internal error")))
 
@@ -193,14 +219,30 @@ class Server:
         # every other notification is ignored, as the specification says
 
     def _response(self, incoming: wire.Incoming) -> None:
-        key = str(incoming.id)
+        if incoming.error is not None:
+            self._release(incoming.id, _client_error(incoming.error))
+        else:
+            self._release(incoming.id, incoming.result if isinstance(incoming.result, dict) else {})
+
+    def _release(self, request_id: Any, answer: dict[str, Any] | McpError) -> None:
+        """Hand `answer` (a result, or an error to raise) to the server->client request `request_id`, if one waits."""
+        if not isinstance(request_id, str):
+            return  # ours are strings ("rata-N"): anything else answers nothing we sent
         with self._lock:
-            pending = self._pending.pop(key, None)
+            pending = self._pending.pop(request_id, None)
         if pending is None:
             return
         event, holder = pending
-        holder.append(incoming)
+        holder.append(answer)
         event.set()
+
+    def input_closed(self) -> None:
+        """The client will send nothing more (EOF): requests waiting for its answer fail now, and no new one is sent."""
+        with self._lock:
+            self._input_closed = True
+            pending = list(self._pending)
+        for request_id in pending:
+            self._release(request_id, McpError(wire.INTERNAL_ERROR, "the client closed the connection before it answered"))
 
     def _request(self, incoming: wire.Incoming) -> None:
         params = incoming.params if isinstance(incoming.params, dict) else {}
@@ -224,10 +266,10 @@ class Server:
         try:
             capabilities, client = _check_envelope(meta)
             if incoming.method in wire.REMOVED_IN_MODERN:
-                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method} does not exist in {wire.MODERN}")
+                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)} does not exist in {wire.MODERN}")
             method = self.methods.get(incoming.method)
             if method is None or "modern" not in method.eras:
-                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method}")
+                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)}")
         except McpError as error:
             self.send(wire.error_response(incoming.id, error))
             return
@@ -241,12 +283,12 @@ class Server:
         if incoming.method != "ping" and not self.initialized:
             error = McpError(
                 wire.INVALID_PARAMS,
-                f"Invalid params: {incoming.method} before initialize; send initialize first, or put the {wire.MODERN} envelope in params._meta",
+                f"Invalid params: {_shown(incoming.method)} before initialize; send initialize first, or put the {wire.MODERN} envelope in params._meta",
             )
             self.send(wire.error_response(incoming.id, error))
             return
         if method is None or "legacy" not in method.eras:
-            self.send(wire.error_response(incoming.id, McpError(wire.METHOD_NOT_FOUND, f"Method not found: {incoming.method}")))
+            self.send(wire.error_response(incoming.id, McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)}")))
             return
         call = Call(self, incoming.id, incoming.method, params, "legacy", self.legacy_capabilities, self.legacy_client)
         self._start(call, method)
@@ -254,7 +296,7 @@ class Server:
     def _initialize(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
         requested = params.get("protocolVersion")
         if self.era == "modern":
-            error = McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version: this connection is using 2026-07-28", {"supported": list(wire.MODERN_VERSIONS), "requested": requested})
+            error = McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version: this connection is using 2026-07-28", {"supported": list(wire.MODERN_VERSIONS), "requested": _shown(requested)})
             self.send(wire.error_response(incoming.id, error))
             return
         capabilities = params.get("capabilities")
@@ -298,20 +340,36 @@ class Server:
             elif len(self._workers) < self._max_workers:
                 worker = _Worker()
                 self._workers.append(worker)
-            else:
+            elif len(self._backlog) < self._max_waiting:
                 self._backlog.append(call)
                 return
+            else:  # a bound on what a client can make the server hold: refused, not queued
+                self._active.pop(key, None)
+                raise McpError(
+                    wire.INTERNAL_ERROR,
+                    f"Server busy: {self._max_waiting} calls already wait for one of its {self._max_workers} threads; send this again once some are answered",
+                )
         worker.call = call
         if worker.thread is None:
-            worker.thread = threading.Thread(target=self._work, args=(worker,), name=f"rata-mcp-{len(self._workers)}", daemon=True)
-            worker.thread.start()
+            thread = threading.Thread(target=self._work, args=(worker,), name=f"rata-mcp-{len(self._workers)}", daemon=True)
+            try:
+                thread.start()
+            except RuntimeError as error:  # no thread to be had (a process limit): this call is refused, not lost
+                with self._lock:
+                    self._workers.remove(worker)
+                    self._active.pop(key, None)
+                raise McpError(wire.INTERNAL_ERROR, f"Internal error: the server could not start a thread for this call ({error}); try again") from None
+            worker.thread = thread
         else:
             worker.wake.release()  # the last thing done here: this thread goes back to reading at once
 
     def _work(self, worker: _Worker) -> None:
         call = worker.call
         while call is not None:
-            self._run(call)
+            try:
+                self._run(call)
+            except Exception:  # noqa: BLE001 - _run answers every failure itself; a worker outlives even a bug there
+                log.exception("unexpected failure running %s", _shown(call.method))
             with self._lock:
                 if self._backlog:
                     call = self._backlog.popleft()
@@ -323,29 +381,21 @@ class Server:
             call = worker.call
 
     def _run(self, call: Call) -> None:
-        method = self.methods[call.method]
+        answer: dict[str, Any] | None
         try:
-            result = method.handler(call)
+            result = self.methods[call.method].handler(call)
+            answer = None if result is DEFERRED else wire.response(call.id, self.shape(result, call.era))
         except McpError as error:
-            self._finish(call, None, error)
+            answer = wire.error_response(call.id, error)
         except Exception:  # noqa: BLE001 - a handler fault must not take the server down
-            log.exception("internal error in %s", call.method)
-            self._finish(call, None, McpError(wire.INTERNAL_ERROR, "Internal error"))
-        else:
-            self._finish(call, result, None)
-
-    def _finish(self, call: Call, result: dict[str, Any] | None, error: McpError | None) -> None:
+            log.exception("internal error in %s", _shown(call.method))
+            answer = wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, "Internal error"))
         with self._lock:
             self._active.pop(_key(call.id), None)
-        if call.cancelled:
-            return  # the client cancelled: nothing more is sent for this request
-        if error is not None:
-            self.send(wire.error_response(call.id, error))
-            return
-        assert result is not None
-        if result is DEFERRED:
-            return  # the handler answers later (a listen stream)
-        self.send(wire.response(call.id, self.shape(result, call.era)))
+            cancelled = call.cancelled
+        if cancelled or answer is None:
+            return  # the client cancelled (nothing more is sent for it), or the handler answers later (a listen stream)
+        self.send(answer)
 
     def shape(self, result: dict[str, Any], era: str) -> dict[str, Any]:
         """A result as this era wants it: modern gets resultType and serverInfo; legacy loses 2026-only keys."""
@@ -359,28 +409,42 @@ class Server:
         return {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
 
     def request_client(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send a server->client request (2025-11-25 only) and wait for the answer."""
+        """Send a server->client request (2025-11-25 only) and wait for the answer.
+
+        Raises `McpError` when the client answers with an error, sends a malformed answer, does not
+        answer within `timeout` seconds, or closes its input first (then at once)."""
         request_id = f"rata-{next(self._ids)}"
+        try:
+            data = wire.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        except wire.UnencodableError as problem:
+            raise McpError(wire.INTERNAL_ERROR, f"{method} could not be sent: {problem}") from None
         event = threading.Event()
-        holder: list[Any] = []
+        holder: list[dict[str, Any] | McpError] = []
         with self._lock:
+            if self._input_closed:
+                raise McpError(wire.INTERNAL_ERROR, f"{method} could not be sent: the client closed the connection")
             self._pending[request_id] = (event, holder)
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        try:
+            self._send_bytes(data)
+        except Exception:  # noqa: BLE001 - as in send: a failed transport is the same as no answer
+            log.exception("the transport failed to write a message")
         if not event.wait(timeout):
             with self._lock:
                 self._pending.pop(request_id, None)
-            raise McpError(wire.INTERNAL_ERROR, f"the client did not answer {method} within {timeout:g} s")
-        answer: wire.Incoming = holder[0]
-        if answer.error is not None:
-            error = answer.error if isinstance(answer.error, dict) else {}
-            raise McpError(int(error.get("code", wire.INTERNAL_ERROR)), str(error.get("message", "client error")))
-        return answer.result if isinstance(answer.result, dict) else {}
+            if not holder:
+                raise McpError(wire.INTERNAL_ERROR, f"the client did not answer {method} within {timeout:g} s")
+        answer = holder[0]
+        if isinstance(answer, McpError):
+            raise answer
+        return answer
 
     def close(self, grace: float = 5.0) -> None:
-        """Stop: let queued and running calls finish (up to `grace` seconds in all), then run the close hooks."""
+        """Stop: let queued and running calls finish (up to `grace` seconds in all), answer those still
+        unfinished with an error (nothing more is sent for them), then run the close hooks."""
         import time
 
         deadline = time.monotonic() + grace
+        self.input_closed()  # whatever still waits for the client's answer stops waiting
         with self._lock:
             self._closing = True
             idle, self._idle = self._idle, []
@@ -393,8 +457,20 @@ class Server:
                 worker.thread.join(max(0.0, deadline - time.monotonic()))
         if self.relay is not None:
             self.relay.wait_for_calls(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            unfinished = [call for call in self._active.values() if not call.cancelled]
+            for call in unfinished:
+                call.cancelled = True  # if it ends after all, its answer is not sent: this one was
+            self._active.clear()
+            self._backlog.clear()
+        for call in unfinished:
+            why = f"Internal error: the server stopped before {_shown(call.method)} finished (it waited {grace:g} s for it after its input closed)"
+            self.send(wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, why)))
         for hook in self.on_close:
-            hook()
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - every hook runs, and stopping never fails
+                log.exception("a close hook failed")
 
 
 DEFERRED: dict[str, Any] = {}
@@ -403,6 +479,38 @@ DEFERRED: dict[str, Any] = {}
 
 def _key(request_id: Any) -> tuple[str, Any]:
     return (type(request_id).__name__, request_id)
+
+
+SHOWN_CHARS = 100
+"""Client text echoed in an error message or its data (a method name, a version) is cut to this many characters."""
+
+
+def _shown(value: Any) -> str:
+    """Client-sent `value` as short text to echo back: a string cut to `SHOWN_CHARS`, else the kind of JSON value it is."""
+    if isinstance(value, str):
+        return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS] + "..."
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) or (isinstance(value, int) and value.bit_length() < 64):
+        return repr(value)
+    return "a number" if isinstance(value, int) else "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else type(value).__name__
+
+
+MAX_CLIENT_CODE = 2**31
+"""An error code from the client outside +-2**31 (or not an integer) is read as -32603."""
+
+
+def _client_error(error: Any) -> McpError:
+    """The error a client answered a server->client request with, as an `McpError`, whatever shape it came in."""
+    if not isinstance(error, dict):
+        return McpError(wire.INTERNAL_ERROR, "the client answered with a malformed error (not an object)")
+    code = error.get("code")
+    if isinstance(code, bool) or not isinstance(code, int) or not -MAX_CLIENT_CODE <= code < MAX_CLIENT_CODE:
+        code = wire.INTERNAL_ERROR
+    message = error.get("message")
+    return McpError(code, _shown(message) if isinstance(message, str) and message else "the client answered with an error")
 
 
 def _check_envelope(meta: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -414,7 +522,7 @@ def _check_envelope(meta: dict[str, Any] | None) -> tuple[dict[str, Any], dict[s
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing the required envelope key(s): {', '.join(missing)}")
     version = meta[wire.META_VERSION]
     if version not in wire.MODERN_VERSIONS:
-        raise McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version", {"supported": list(wire.MODERN_VERSIONS), "requested": version if isinstance(version, str) else str(version)})
+        raise McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version", {"supported": list(wire.MODERN_VERSIONS), "requested": _shown(version)})
     capabilities = meta[wire.META_CAPABILITIES]
     if not isinstance(capabilities, dict):
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: {wire.META_CAPABILITIES} must be an object")

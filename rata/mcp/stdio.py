@@ -17,8 +17,11 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO
 
+from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.server import Server
+
+log = LazyLogger("rata.mcp")
 
 
 class StdoutWriter:
@@ -64,10 +67,14 @@ class Relay:
     The watchdog polls only while calls are being run this way, and sleeps after `IDLE_S` without.
     """
 
-    def __init__(self, stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None]) -> None:
+    def __init__(
+        self, stream: BinaryIO, on_line: Callable[[bytes], None], on_oversized: Callable[[], None], on_eof: Callable[[], None] | None = None
+    ) -> None:
+        """`on_eof` runs once, on the thread that meets the end of input, before `run` returns."""
         self._stream = stream
         self._on_line = on_line
         self._on_oversized = on_oversized
+        self._on_eof = on_eof
         self._lock = threading.Lock()
         self._reader: int | None = None  # the thread that reads now
         self._busy_since = 0.0  # when the reader started running a call; 0 while it reads
@@ -88,24 +95,19 @@ class Relay:
         self._read()
         self._eof.wait()
 
+    def wait_for_eof(self) -> None:
+        """Wait until whoever reads meets the end of input."""
+        self._eof.wait()
+
     def run_here(self, call: Callable[[], None]) -> bool:
         """Run `call` on this thread if it is the reader (True), else leave it to the caller (False)."""
         me = threading.get_ident()
         if self._reader != me:
             return False
-        with self._lock:
-            self._busy_since = self._last_call = time.monotonic()
-            wake = not self._watching
-            self._watching = True
-        if wake:
-            if self._watchdog is None:
-                self._watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
-                self._watchdog.start()
-            else:
-                self._wake_watchdog.release()
         thread = threading.current_thread()
-        self._running.add(thread)
+        self._running.add(thread)  # before the watchdog can hand the reading on: whoever meets EOF then waits for this call
         try:
+            self._watch_from_now()
             call()
         finally:
             self._running.discard(thread)
@@ -113,37 +115,81 @@ class Relay:
                 self._busy_since = 0.0
         return True
 
+    def _watch_from_now(self) -> None:
+        """Mark the reader busy from now, with the watchdog awake (started the first time) to hand the reading on."""
+        with self._lock:
+            self._busy_since = self._last_call = time.monotonic()
+            wake = not self._watching
+            self._watching = True
+        if not wake:
+            return
+        if self._watchdog is not None:
+            self._wake_watchdog.release()
+            return
+        watchdog = threading.Thread(target=self._watch, name="rata-stdin-watchdog", daemon=True)
+        try:
+            watchdog.start()
+            self._watchdog = watchdog
+        except RuntimeError:  # no thread to be had: this call runs without a hand-over, holding up the reading
+            with self._lock:
+                self._watching = False
+
     def wait_for_calls(self, timeout: float) -> None:
         """Wait (up to `timeout` s) for calls still running on threads that were readers once."""
         deadline = time.monotonic() + timeout
-        for thread in list(self._running):
-            if thread is not threading.current_thread():
-                thread.join(max(0.0, deadline - time.monotonic()))
+        me = threading.current_thread()
+        while any(thread is not me for thread in list(self._running)) and time.monotonic() < deadline:
+            time.sleep(0.005)  # the calls' end, not their threads' (a thread that ran a call may read on)
 
     def _read(self) -> None:
+        """Read and handle lines until EOF, or until the reading is handed to another thread.
+
+        Nothing a line does can end the reading: a handler that raises is logged and the next line
+        read. Should this thread die all the same, it counts as EOF, so the process never waits forever."""
         me = threading.get_ident()
         self._reader = me
         limit = wire.MAX_LINE_BYTES
         stream = self._stream
-        while True:
-            try:
-                line = stream.readline(limit + 1)
-            except (OSError, ValueError):  # the client went away mid-line, or the stream was closed: the same as EOF
-                line = b""
-            if not line:
-                self._eof.set()
-                self._wake_watchdog_at_eof()
-                return
-            if len(line) > limit and not line.endswith(b"\n"):
-                while True:
-                    rest = stream.readline(65536)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-                self._on_oversized()
-                continue
-            self._on_line(line)
-            if self._reader != me:
-                return  # a call ran too long here and another thread reads now
+        try:
+            while True:
+                try:
+                    line = stream.readline(limit + 1)
+                except (OSError, ValueError):  # the client went away mid-line, or the stream was closed: the same as EOF
+                    line = b""
+                if not line:
+                    return
+                try:
+                    if len(line) > limit and not line.endswith(b"\n"):
+                        self._skip_rest_of_line()
+                        self._on_oversized()
+                    else:
+                        self._on_line(line)
+                except Exception:  # noqa: BLE001 - a handler's bug must not stop the reading
+                    log.exception("unexpected failure handling a line")
+                if self._reader != me:
+                    return  # a call ran too long here and another thread reads now
+        finally:
+            if self._reader == me:  # EOF (or this thread died): nobody reads any more
+                self._at_eof()
+
+    def _skip_rest_of_line(self) -> None:
+        try:
+            while True:
+                rest = self._stream.readline(65536)
+                if not rest or rest.endswith(b"\n"):
+                    return
+        except (OSError, ValueError):  # a broken stream: the next read meets it as EOF
+            return
+
+    def _at_eof(self) -> None:
+        try:
+            if self._on_eof is not None:
+                self._on_eof()
+        except Exception:  # noqa: BLE001 - the end of input is reached whatever the hook does
+            log.exception("unexpected failure at the end of input")
+        finally:
+            self._eof.set()
+            self._wake_watchdog_at_eof()
 
     def _wake_watchdog_at_eof(self) -> None:
         with self._lock:
@@ -160,8 +206,11 @@ class Relay:
                 now = time.monotonic()
                 if since and now - since >= HANDOVER_S:
                     self._busy_since = 0.0
-                    self._reader = None  # taken from the busy thread: it stops reading when its call ends
-                    threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+                    busy, self._reader = self._reader, None  # taken from the busy thread: it stops reading when its call ends
+                    try:
+                        threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+                    except RuntimeError:  # no thread to be had: the busy thread reads on once its call ends
+                        self._reader = busy
                     continue
                 if since or now - self._last_call < IDLE_S:
                     continue
@@ -173,10 +222,17 @@ def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: Binar
     """Serve one client on stdin/stdout until stdin closes; returns the exit code."""
     writer = StdoutWriter(stdout if stdout is not None else protect_stdout())
     server = make_server(writer)
-    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized)
+    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized, server.input_closed)
     server.relay = relay
+    # Reading (and the calls run where they are read) happens off the main thread, so that EOF
+    # ends the process after `Server.close`'s grace even if a call never returns.
+    reading = threading.Thread(target=relay.run, name="rata-stdin", daemon=True)
     try:
-        relay.run()
+        try:
+            reading.start()
+        except RuntimeError:  # no thread to be had: read here, as a call that never returns could then hold the exit
+            relay.run()
+        relay.wait_for_eof()
     except KeyboardInterrupt:
         pass
     finally:

@@ -371,6 +371,7 @@ def test_the_limits_table() -> None:
     from rata.mcp.stdio import HANDOVER_S
 
     assert inspect.signature(Server).parameters["workers"].default == 8
+    assert inspect.signature(Server).parameters["waiting"].default == 1000
     assert HANDOVER_S == 0.002
     from rata.endpoint import HANDSHAKE_TIMEOUT, LOG_BURST, MAX_PENDING_HANDSHAKES
 
@@ -380,6 +381,7 @@ def test_the_limits_table() -> None:
         "| A message line | 4 MiB (4,194,304 bytes) |",
         "| Open `subscriptions/listen` streams | 1024 |",
         "| 9: one on the thread that read it, 8 on worker threads |",
+        "| Calls waiting for a thread | 1000 | Error -32603 (`Server busy: ...`) at once;",
         "| A `requestState` | 10 minutes, and one retry |",
         "If it runs longer than 2 ms, another\nthread takes over reading",
         "| The running app's endpoint handshake | 5 seconds in all",
@@ -423,3 +425,53 @@ def test_no_prompts_and_no_batches(crm: App) -> None:
         agent.send_line(b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]\n')
         agent._wait(lambda: None in agent._responses, 5, "no answer to the batch")
         assert agent._responses[None]["error"]["code"] == -32600
+
+
+# --- input the server refuses -------------------------------------------------------------------------
+
+REFUSED_ROWS = {
+    "Bytes that are not UTF-8, or text that is not JSON": ([b"\xff\xfe{}", b"{oops"], wire.PARSE_ERROR, False),
+    "`NaN`, `Infinity` or `-Infinity`, which are not JSON": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":%s}}' % c for c in (b"NaN", b"Infinity", b"-Infinity")], wire.PARSE_ERROR, False),
+    "A number too large for a 64-bit float, such as `1e999`": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1e999}}'], wire.PARSE_ERROR, False),
+    "An integer of more than 4,300 digits": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + b"7" * 4301 + b"}}"], wire.PARSE_ERROR, False),
+    "Arrays or objects nested deeper than Python's recursion limit allows (about 990 levels)": ([b"[" * 1000 + b"]" * 1000], wire.PARSE_ERROR, False),
+    "A string or key holding a lone UTF-16 surrogate escape": (
+        [b'{"jsonrpc":"2.0","id":"a","method":"ping","params":{"x":"\\udfff"}}', b'{"jsonrpc":"2.0","id":"a","method":"ping","params":{"\\ud800":1}}'],
+        wire.INVALID_REQUEST,
+        True,
+    ),
+    "An `id` that is `null`, a boolean, a float, an array or an object": (
+        [b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % i for i in (b"null", b"true", b"1.5", b"[1]", b'{"a":1}', b'"\\udfff"')],
+        wire.INVALID_REQUEST,
+        False,
+    ),
+    "A batch (a JSON array), or anything but an object": ([b"[]", b"3", b'"x"'], wire.INVALID_REQUEST, False),
+}
+
+
+@pytest.mark.parametrize("row", list(REFUSED_ROWS))
+def test_each_row_of_the_refused_input_table(row: str) -> None:
+    import sys
+
+    assert f"| {row}" in page()
+    assert sys.get_int_max_str_digits() == 4300
+    examples, code, with_id = REFUSED_ROWS[row]
+    for line in examples:
+        with pytest.raises(wire.FrameError) as caught:
+            wire.parse_line(line)
+        assert (caught.value.error.code, caught.value.has_id) == (code, with_id), line[:80]
+
+
+def test_a_surrogate_pair_is_welcome_and_nesting_of_900_levels_is_taken() -> None:
+    assert wire.parse_line(b'{"jsonrpc":"2.0","id":"\\ud83d\\ude00","method":"ping"}').id == "\U0001f600"
+    assert wire.parse_line(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + b"[" * 900 + b"]" * 900 + b"}}").kind == "request"
+
+
+def test_an_unwritable_result_is_the_internal_error_the_page_shows() -> None:
+    from rata.mcp.server import SHOWN_CHARS
+
+    answer = json.loads(wire.encode(wire.response(7, {"text": "half \udfff"})))
+    assert answer["error"]["code"] == -32603
+    shown = "`Internal error: the answer could not be written\nas JSON: a string holds a lone surrogate (U+D800 to U+DFFF), which is not Unicode text`"
+    assert shown in page() and answer["error"]["message"] == shown.strip("`").replace("\n", " ")
+    assert SHOWN_CHARS == 100 and "| Client text echoed in an error (a method name, the version asked for) | 100 characters |" in page()

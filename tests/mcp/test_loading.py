@@ -186,6 +186,17 @@ def test_an_app_that_fails_to_load_still_lists_and_every_call_says_why(crm, reco
     assert "crm: the app failed to load (RuntimeError: the database driver is missing)" in capsys.readouterr().err
 
 
+def test_a_load_failure_whose_message_is_not_unicode_text_still_reaches_the_client(crm, recorded):
+    gate = Gate(crm, failure=RuntimeError("bad byte \udcff in the config"))
+    client, loading = connect(recorded, gate, "modern")
+    with client:
+        gate.open()
+        assert loading.wait(10)
+        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
+    assert answer["error"]["code"] == wire.INTERNAL_ERROR
+    assert "RuntimeError: bad byte \\udcff in the config" in answer["error"]["message"]
+
+
 def test_loading_gives_the_answering_thread_the_interpreter_back_quickly_then_restores_it(crm, recorded):
     before = sys.getswitchinterval()
     gate = Gate(crm)

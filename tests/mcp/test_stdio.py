@@ -236,13 +236,13 @@ def server_result(value: str) -> dict:
     }
 
 
-def relay_over_a_pipe(handle):
+def relay_over_a_pipe(handle, on_eof=None):
     """A Relay reading a pipe, run on a thread of its own; returns (relay, write end, the thread)."""
     from rata.mcp.stdio import Relay
 
     read_end, write_end = os.pipe()
     reading = os.fdopen(read_end, "rb")
-    relay = Relay(reading, lambda line: handle(relay, line), lambda: None)
+    relay = Relay(reading, lambda line: handle(relay, line), lambda: None, on_eof)
 
     def run() -> None:
         with reading:
@@ -293,3 +293,28 @@ def test_a_call_that_runs_long_hands_the_reading_to_another_thread_and_finishes_
     pipe.close()
     thread.join(10)
     assert not thread.is_alive() and not relay.busy()
+
+
+def test_a_line_handler_that_raises_stops_the_reading_on_no_thread_and_eof_is_announced_once():
+    """The first reader and the one a slow call handed the reading to both read on after a handler bug."""
+    release, seen, ends = threading.Event(), [], []
+
+    def handle(relay, line):
+        name = line.strip().decode()
+        seen.append((name, threading.get_ident()))
+        if name == "slow":
+            relay.run_here(lambda: release.wait(10))
+        elif name.startswith("bad"):
+            raise ValueError("a handler bug")
+
+    relay, pipe, thread = relay_over_a_pipe(handle, on_eof=lambda: ends.append(threading.get_ident()))
+    pipe.write(b"bad-1\nslow\nbad-2\nlast\n")
+    deadline = time.monotonic() + 5
+    while len(seen) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [name for name, _ in seen] == ["bad-1", "slow", "bad-2", "last"]
+    assert seen[2][1] != thread.ident  # bad-2 was read by the thread that took over
+    release.set()
+    pipe.close()
+    thread.join(10)
+    assert not thread.is_alive() and len(ends) == 1 and ends[0] == seen[3][1]
