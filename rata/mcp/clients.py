@@ -294,6 +294,16 @@ def entry(client: Client, name: str, launch: Launch) -> dict[str, Any]:
     return out
 
 
+def default_keys(client: Client) -> frozenset[str]:
+    """Keys of the entry that rata writes only as a default: an existing entry's value is kept."""
+    keys = {key for key, _ in client.after}
+    if client.family in ("opencode", "goose"):
+        keys.add("enabled")
+    if client.family == "goose":
+        keys |= {"timeout", "env_keys"}
+    return frozenset(keys)
+
+
 def document(client: Client, name: str, server: dict[str, Any]) -> dict[str, Any]:
     """A whole file holding just this server: what `rata mcp install` prints."""
     if client.family == "continue":

@@ -94,8 +94,8 @@ def test_gemini_warns_about_an_underscore(crm):
 # --- writing -----------------------------------------------------------------------------------
 
 
-def write(key: str, loaded, project: Path, **options):
-    return install.write_plan(plan(key, loaded, **options), project)
+def write(key: str, loaded, project: Path, replace: bool = False, **options):
+    return install.write_plan(plan(key, loaded, **options), project, replace=replace)
 
 
 def test_claude_code_creates_mcp_json_and_is_idempotent(crm, tmp_path):
@@ -111,7 +111,7 @@ def test_a_merge_keeps_other_servers_and_unknown_keys(crm, tmp_path):
     path = tmp_path / ".cursor" / "mcp.json"
     path.parent.mkdir()
     path.write_text('{\n    "mcpServers": {\n        "other": {"command": "x"},\n        "crm": {"command": "old"}\n    },\n    "extra": [1, 2]\n}\n')
-    assert write("cursor", crm, tmp_path).status == install.UPDATED
+    assert write("cursor", crm, tmp_path, replace=True).status == install.UPDATED
     data = json.loads(path.read_text())
     assert data["extra"] == [1, 2] and data["mcpServers"]["other"] == {"command": "x"}
     assert data["mcpServers"]["crm"]["type"] == "stdio"
@@ -166,12 +166,12 @@ def test_codex_merge_keeps_comments_and_other_tables_and_replaces_the_entry(crm,
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text('# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "old"\n\n[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n')
-    assert write("codex", crm, tmp_path).status == install.UPDATED
+    assert write("codex", crm, tmp_path, replace=True).status == install.UPDATED
     text = path.read_text()
     assert "# my codex config" in text and 'command = "x" # keep' in text and "old" not in text
     data = tomllib.loads(text)
     assert data["model"] == "o5" and data["mcp_servers"]["other"] == {"command": "x"}
-    assert data["mcp_servers"]["crm"]["args"] == ["--mcp"] and "X" not in data["mcp_servers"]["crm"]["env"]
+    assert data["mcp_servers"]["crm"]["args"] == ["--mcp"] and data["mcp_servers"]["crm"]["env"]["X"] == "1"  # the user's variable is kept
     again = path.read_bytes()
     assert write("codex", crm, tmp_path).status == install.UNCHANGED and path.read_bytes() == again
 
@@ -182,7 +182,7 @@ def test_codex_refuses_an_inline_entry_it_cannot_replace(crm, tmp_path):
     original = '[mcp_servers]\ncrm = { command = "old" }\n'
     path.write_text(original)
     with pytest.raises(install.WriteRefusedError):
-        write("codex", crm, tmp_path)
+        write("codex", crm, tmp_path, replace=True)
     assert path.read_text() == original
 
 
