@@ -169,7 +169,13 @@ def _line_indent(text: str, pos: int) -> str:
 
 
 def _render(value: Any, indent: str, unit: str, eol: str = "\n") -> str:
-    lines = json.dumps(value, indent=unit, ensure_ascii=False).split("\n")
+    text = json.dumps(value, indent=unit, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (read from a "\udfff" escape) stays an escape
+            text = json.dumps(value, indent=unit)
+    lines = text.split("\n")
     return eol.join([lines[0], *(indent + line for line in lines[1:])])
 
 
