@@ -56,5 +56,5 @@ def test_the_limits_the_page_states_are_the_code_s():
     assert f"larger than {install_file.MAX_BYTES // (1024 * 1024)} MiB" in text
     assert f"deeper than {jsonc.MAX_DEPTH} levels" in text
     assert "waits at most 10 seconds" in text and install_file.LOCK_TIMEOUT == 10
-    assert "`RATA_INSTALL_LOCK_TIMEOUT`" in text and f"`..mcp.json.lock`" in text
+    assert "`RATA_INSTALL_LOCK_TIMEOUT`" in text and "`..mcp.json.lock`" in text
     assert "--replace" in text and "`***`" in text

@@ -230,3 +230,60 @@ def test_jsonc_set_server_changes_only_that_member(text):
     expected["servers"] = {**expected.get("servers", {}), "crm": {"command": "/x", "args": ["a"]}}
     assert jsonc.loads(new) == expected
     assert new.count("// c") == text.count("// c")
+
+
+# --- an entry of the same name, and the TOML and JSONC editors (issue 12) -------------------------
+
+
+def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
+    kiro = find_client("kiro")
+    ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
+    existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
+    merged, kept = install.merge_entry(kiro, existing, ours)
+    assert merged == {"command": "/new", "args": ["--mcp"], "env": {"API_KEY": "k", "RATA_HOME": "/h"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
+    assert set(kept) == {"timeout", "env.API_KEY", "disabled", "autoApprove"}
+
+
+def test_a_different_entry_is_refused_and_the_file_is_left(crm, tmp_path):
+    path = tmp_path / ".mcp.json"
+    original = '{"mcpServers": {"crm": {"command": "/mine", "env": {"TOKEN": "t0ps3cret"}}}}'
+    path.write_text(original)
+    with pytest.raises(install.EntryExistsError) as refused:
+        write("claude-code", crm, tmp_path)
+    assert '-    "command": "/mine",' in refused.value.diff and "t0ps3cret" not in refused.value.diff
+    assert path.read_text() == original
+
+
+def test_a_different_continue_file_is_refused_and_replace_replaces_it(crm, tmp_path):
+    path = tmp_path / ".continue" / "mcpServers" / "crm.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("name: crm\n# mine\n")
+    with pytest.raises(install.EntryExistsError):
+        write("continue", crm, tmp_path)
+    assert path.read_text() == "name: crm\n# mine\n"
+    assert write("continue", crm, tmp_path, replace=True).status == install.UPDATED
+    assert yaml.safe_load(path.read_text())["mcpServers"][0]["name"] == "crm"
+
+
+def test_a_toml_string_that_looks_like_a_header_is_not_one(crm, tmp_path):
+    path = tmp_path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    original = '[notes]\ntext = """\n[mcp_servers.crm]\ncommand = "fake"\n"""\nlist = [\n  "[mcp_servers.crm]",\n]\n\n[mcp_servers.crm]\ncommand = "old"\n'
+    path.write_text(original)
+    write("codex", crm, tmp_path, replace=True)
+    data = tomllib.loads(path.read_text())
+    assert data["notes"]["text"] == '[mcp_servers.crm]\ncommand = "fake"\n' and data["mcp_servers"]["crm"]["args"] == ["--mcp"]
+    assert path.read_text().startswith(original.split('\n\n[mcp_servers.crm]')[0])
+
+
+def test_a_lone_surrogate_the_user_wrote_stays_an_escape(crm, tmp_path):
+    path = tmp_path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"servers": {"crm": {"command": "/old", "env": {"ODD": "\\udfff"}}}}')
+    write("vscode", crm, tmp_path, replace=True)
+    assert '"ODD": "\\udfff"' in path.read_text() and jsonc.loads(path.read_text())["servers"]["crm"]["env"]["ODD"] == "\udfff"
+
+
+def test_the_lock_file_is_gone_after_a_write(crm, tmp_path):
+    write("cursor", crm, tmp_path)
+    assert sorted(p.name for p in (tmp_path / ".cursor").iterdir()) == ["mcp.json"]
