@@ -277,3 +277,14 @@ def test_an_unwritable_folder_is_refused_cleanly(project):
     finally:
         folder.chmod(0o700)
     assert "Permission denied" in err and "writable" in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/sys is Linux's")
+def test_a_folder_nobody_may_write_not_even_root_is_refused_cleanly(tmp_path):
+    """/sys refuses new files to every user, root included: a real unwritable folder in CI."""
+    env = subprocess_env(tmp_path / "rata-home", HOME=str(tmp_path))
+    argv = [sys.executable, "-m", "rata", "mcp", "install", "--client", "cursor", "--app", str(CRM), "--write"]
+    done = subprocess.run(argv, cwd="/sys", env=env, capture_output=True, text=True, timeout=60)
+    err = refused(done)
+    assert "Cannot write '/sys/.cursor/mcp.json'" in err and "writable" in err
+    assert not os.path.exists("/sys/.cursor")
