@@ -289,8 +289,8 @@ def write_plan(plan: Plan, project: Path, *, replace: bool = False) -> WriteResu
 
     edited = install_file.edit(path, change)
     status = CREATED if edited.old is None else UNCHANGED if edited.new == edited.old else UPDATED
-    inside = Path(os.path.realpath(project)) in edited.target.parents
-    return WriteResult(path, status, client.trust, None if inside else edited.target, tuple(kept) if status == UPDATED else ())
+    shown = os.path.islink(path) or Path(os.path.realpath(project)) not in edited.target.parents
+    return WriteResult(path, status, client.trust, edited.target if shown else None, tuple(kept) if status == UPDATED else ())
 
 
 # --- merging text ------------------------------------------------------------------------------

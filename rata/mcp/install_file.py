@@ -21,7 +21,7 @@ from pathlib import Path
 from rata.errors import ConfigError
 
 MAX_BYTES = 16 * 1024 * 1024  # no client's config is near this; a larger file is not one rata edits
-LOCK_TIMEOUT = float(os.environ.get("RATA_INSTALL_LOCK_TIMEOUT", "10"))
+LOCK_TIMEOUT = 10.0  # seconds a writer waits for the lock; RATA_INSTALL_LOCK_TIMEOUT sets another (0 to 600)
 BOM = "\ufeff"
 _ATTEMPTS = 5  # rounds when another program changes the file between our read and our replace
 
@@ -203,7 +203,8 @@ class _Lock:
         self.fd = -1
 
     def __enter__(self) -> _Lock:
-        deadline = time.monotonic() + LOCK_TIMEOUT
+        wait = lock_timeout()
+        deadline = time.monotonic() + wait
         pause = 0.005
         while True:
             try:
@@ -216,7 +217,7 @@ class _Lock:
             os.close(fd)
             if time.monotonic() >= deadline:
                 raise WriteRefusedError(
-                    f"Another process has been writing {str(self.path)!r} for {LOCK_TIMEOUT:g} s (it holds {str(self.lock)!r}); nothing was changed.",
+                    f"Another process has been writing {str(self.path)!r} for {wait:g} s (it holds {str(self.lock)!r}); nothing was changed.",
                     hint="Wait for the other `rata mcp install --write` to finish and try again.",
                 )
             time.sleep(pause)
@@ -228,6 +229,15 @@ class _Lock:
         except OSError:
             pass  # Windows keeps an open file; the next writer opens and locks the same one
         os.close(self.fd)
+
+
+def lock_timeout() -> float:
+    """How long a writer waits for the lock: RATA_INSTALL_LOCK_TIMEOUT if it is a number of seconds (0 to 600)."""
+    try:
+        value = float(os.environ.get("RATA_INSTALL_LOCK_TIMEOUT", LOCK_TIMEOUT))
+    except ValueError:
+        return LOCK_TIMEOUT
+    return min(max(value, 0.0), 600.0) if value == value else LOCK_TIMEOUT
 
 
 def _try_lock(fd: int) -> bool:
