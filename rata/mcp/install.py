@@ -360,7 +360,10 @@ def _settle(client: Client, name: str, servers: dict[str, Any], ours: dict[str, 
 def _exists(where: str, name: str, diff: str) -> EntryExistsError:
     return EntryExistsError(
         f"{where!r} already has a server named {name!r} that differs from what rata would write; it was left unchanged.",
-        hint="Compare them above. Pass --replace to write rata's entry (it keeps the entry's other keys and environment variables), or --name to add it under another name.",
+        hint=(
+            "Compare them above. Pass --replace to write rata's entry (it keeps the entry's other keys and environment variables), "
+            "or --name to add it under another name."
+        ),
         diff=diff,
     )
 
@@ -468,7 +471,9 @@ def _merge_json(client: Client, name: str, entry: dict[str, Any], snippet: str, 
     try:
         return Merged(jsonc.set_server(old, top, name, value), kept)
     except jsonc.JsoncError as error:
-        raise WriteRefusedError(f"rata cannot edit {where!r} without changing more than its entry ({error}); it was left unchanged.", hint="Paste the snippet above yourself.") from None
+        raise WriteRefusedError(
+            f"rata cannot edit {where!r} without changing more than its entry ({error}); it was left unchanged.", hint="Paste the snippet above yourself."
+        ) from None
 
 
 def _merge_toml(client: Client, name: str, entry: dict[str, Any], old: str | None, replace: bool, where: str) -> Merged:

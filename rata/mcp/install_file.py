@@ -9,6 +9,7 @@ and owner, its BOM, and its bytes if `change` returns them unchanged. Every fail
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -57,7 +58,9 @@ def _os_refusal(path: Path, error: OSError) -> WriteRefusedError:
     where = error.filename or path
     what = error.strerror or str(error)
     if error.errno in (errno.ENOTDIR, errno.EEXIST):
-        return _refuse(path, f"{str(where)!r} is in the way ({what})", "A file stands where a folder should be: rename or remove it, or paste the snippet above yourself.")
+        return _refuse(
+            path, f"{str(where)!r} is in the way ({what})", "A file stands where a folder should be: rename or remove it, or paste the snippet above yourself."
+        )
     if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return _refuse(path, f"{what} ({str(where)!r})", "Make the folder and the file writable for you, or paste the snippet above yourself.")
     return _refuse(path, f"{what} ({str(where)!r})")
@@ -112,7 +115,9 @@ def _read(path: Path, target: Path) -> bytes | None:
     if not stat.S_ISREG(info.st_mode):
         raise _refuse(path, "it is not a regular file (a pipe, socket or device)", "Replace it with a file, or paste the snippet above yourself.")
     if info.st_size > MAX_BYTES:
-        raise _refuse(path, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", "Check that it is the client's config file, or paste the snippet above yourself.")
+        raise _refuse(
+            path, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", "Check that it is the client's config file, or paste the snippet above yourself."
+        )
     try:
         with open(target, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -121,7 +126,9 @@ def _read(path: Path, target: Path) -> bytes | None:
     except OSError as error:
         raise _os_refusal(path, error) from None
     if len(data) > MAX_BYTES:
-        raise _refuse(path, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", "Check that it is the client's config file, or paste the snippet above yourself.")
+        raise _refuse(
+            path, f"it is larger than {MAX_BYTES // (1024 * 1024)} MiB", "Check that it is the client's config file, or paste the snippet above yourself."
+        )
     return data
 
 
@@ -159,10 +166,8 @@ def _replace(path: Path, target: Path, text: str, old: os.stat_result | None) ->
         if old is not None:
             os.chmod(temp, stat.S_IMODE(old.st_mode))
             if hasattr(os, "chown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
-                try:
+                with contextlib.suppress(OSError):  # only root may give a file away; else it is ours, as any editor leaves it
                     os.chown(temp, old.st_uid, old.st_gid)
-                except OSError:
-                    pass  # only root may give a file away; the file is then ours, as any editor would leave it
         os.replace(temp, target)
     except OSError as error:
         Path(temp).unlink(missing_ok=True)
@@ -224,10 +229,8 @@ class _Lock:
             pause = min(pause * 2, 0.1)
 
     def __exit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(OSError):  # Windows keeps an open file; the next writer opens and locks the same one
             os.unlink(self.lock)
-        except OSError:
-            pass  # Windows keeps an open file; the next writer opens and locks the same one
         os.close(self.fd)
 
 

@@ -34,7 +34,9 @@ def start(project: Path, client: str, *more: str, env: dict[str, str] | None = N
     home.mkdir(exist_ok=True)
     extra = {"HOME": str(home), **(env or {})}
     argv = [sys.executable, "-m", "rata", "mcp", "install", "--client", client, "--app", str(CRM), "--write", *more]
-    return subprocess.Popen(argv, cwd=project, env=subprocess_env(project.parent / "rata-home", **extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        argv, cwd=project, env=subprocess_env(project.parent / "rata-home", **extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def install(project: Path, client: str, *more: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -174,8 +176,8 @@ def test_replacing_a_codex_table_keeps_the_comment_block_of_the_next_table(proje
     path.parent.mkdir()
     original = (
         '# codex settings\nmodel = "o5"\n\n'
-        "# --- my crm server ---\n[mcp_servers.crm]\ncommand = \"old\"\n\n[mcp_servers.crm.env]\nTOKEN = \"t\"\n\n"
-        "# --- the other server, keep this note ---\n# it needs a VPN\n[mcp_servers.other]\ncommand = \"x\"\n"
+        '# --- my crm server ---\n[mcp_servers.crm]\ncommand = "old"\n\n[mcp_servers.crm.env]\nTOKEN = "t"\n\n'
+        '# --- the other server, keep this note ---\n# it needs a VPN\n[mcp_servers.other]\ncommand = "x"\n'
     )
     path.write_text(original)
     done = install(project, "codex", "--replace")

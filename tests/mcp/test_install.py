@@ -240,7 +240,7 @@ def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
     ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
     existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
     merged, kept = install.merge_entry(kiro, existing, ours)
-    assert merged == {"command": "/new", "args": ["--mcp"], "env": {"API_KEY": "k", "RATA_HOME": "/h"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
+    assert merged == {**existing, "command": "/new", "args": ["--mcp"], "env": {"API_KEY": "k", "RATA_HOME": "/h"}}
     assert set(kept) == {"timeout", "env.API_KEY", "disabled", "autoApprove"}
 
 

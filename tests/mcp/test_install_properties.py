@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import tomli_w
 import yaml
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rata.mcp import install, jsonc
@@ -170,7 +170,11 @@ def header_name(line: str) -> list[str]:
 @st.composite
 def toml_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     name = draw(NAMES)
-    servers = draw(st.dictionaries(NAMES.filter(lambda n: n != name) | TOML_TEXT.filter(lambda n: n != name), st.dictionaries(TOML_TEXT, TOML_VALUES, max_size=3), max_size=3))
+    servers = draw(
+        st.dictionaries(
+            NAMES.filter(lambda n: n != name) | TOML_TEXT.filter(lambda n: n != name), st.dictionaries(TOML_TEXT, TOML_VALUES, max_size=3), max_size=3
+        )
+    )
     if draw(st.booleans()):
         servers[name] = draw(existing_entries(TOML_TEXT, TOML_SCALARS).filter(lambda e: isinstance(e, dict)))
     doc = draw(st.dictionaries(TOML_TEXT.filter(lambda k: k != "mcp_servers"), TOML_VALUES, max_size=3))
@@ -191,7 +195,9 @@ def toml_cases(draw: st.DrawFn) -> tuple[Any, ...]:
     if owned:
         first, last = owned[0], owned[-1]
         prefix = "".join("".join(above) + table for above, table in chunks[:first]) + "".join(chunks[first][0])
-        suffix = chunks[last][1][len(chunks[last][1].rstrip("\n")) + 1 :] + "".join("".join(above) + table for above, table in chunks[last + 1 :]) + "".join(tail)
+        suffix = (
+            chunks[last][1][len(chunks[last][1].rstrip("\n")) + 1 :] + "".join("".join(above) + table for above, table in chunks[last + 1 :]) + "".join(tail)
+        )
     if not draw(st.booleans()) and old.endswith("\n"):
         old, suffix = old[:-1], (suffix[:-1] if suffix else suffix)
     convert = (lambda t: t.replace("\n", eol)) if eol != "\n" else (lambda t: t)
