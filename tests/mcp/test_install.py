@@ -287,3 +287,14 @@ def test_a_lone_surrogate_the_user_wrote_stays_an_escape(crm, tmp_path):
 def test_the_lock_file_is_gone_after_a_write(crm, tmp_path):
     write("cursor", crm, tmp_path)
     assert sorted(p.name for p in (tmp_path / ".cursor").iterdir()) == ["mcp.json"]
+
+
+def test_a_codex_entry_split_around_another_table_is_replaced_where_it_starts(crm, tmp_path):
+    path = tmp_path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('[mcp_servers.crm]\ncommand = "old"\n\n# about other\n[other]\nx = 1\n\n[mcp_servers.crm.env]\nK = "v"\n')
+    write("codex", crm, tmp_path, replace=True)
+    text = path.read_text()
+    data = tomllib.loads(text)
+    assert data["other"] == {"x": 1} and data["mcp_servers"]["crm"]["env"]["K"] == "v" and data["mcp_servers"]["crm"]["args"] == ["--mcp"]
+    assert text.index("[mcp_servers.crm]") < text.index("# about other\n[other]\nx = 1\n") and text.count("[mcp_servers.crm.env]") == 1

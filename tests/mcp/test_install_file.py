@@ -57,3 +57,11 @@ def test_a_refusal_from_the_merge_leaves_the_file_and_the_lock_is_released(tmp_p
 def test_the_lock_timeout_is_a_bounded_number_of_seconds(monkeypatch, value, seconds):
     monkeypatch.setenv("RATA_INSTALL_LOCK_TIMEOUT", value)
     assert install_file.lock_timeout() == seconds
+
+
+def test_a_link_to_itself_is_refused_cleanly(tmp_path):
+    path = tmp_path / "mcp.json"
+    path.symlink_to(path)
+    with pytest.raises(install_file.WriteRefusedError):
+        install_file.edit(path, lambda old: "{}")
+    assert path.is_symlink()
