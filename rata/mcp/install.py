@@ -297,6 +297,8 @@ def write_plan(plan: Plan, project: Path, *, replace: bool = False) -> WriteResu
 
 ENV_KEYS = ("env", "environment", "envs")
 MAX_DIFF_LINES = 80
+MAX_DIFF_WIDTH = 240
+MAX_DIFF_INPUT = 4000  # lines of both sides together, beyond which no line-by-line diff is computed
 
 
 @dataclass(frozen=True)
@@ -413,9 +415,17 @@ def entry_diff(client: Client, name: str, where: str, existing: Any, merged: Any
 
 
 def _diff(a: str, b: str, where: str) -> str:
+    """A unified diff, bounded: at most MAX_DIFF_LINES lines of at most MAX_DIFF_WIDTH characters."""
     import difflib
 
-    lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), f"{where} (now)", "rata's entry", lineterm=""))
+    old, new = a.splitlines(), b.splitlines()
+    if len(old) + len(new) > MAX_DIFF_INPUT:  # difflib is quadratic at worst: show both sides' heads instead
+        half = MAX_DIFF_LINES // 2
+        lines = [f"--- {where} (now): {len(old)} lines", *("-" + line for line in old[:half])]
+        lines += [f"+++ rata's entry: {len(new)} lines", *("+" + line for line in new[:half])]
+    else:
+        lines = list(difflib.unified_diff(old, new, f"{where} (now)", "rata's entry", lineterm=""))
+    lines = [line if len(line) <= MAX_DIFF_WIDTH else line[:MAX_DIFF_WIDTH] + f"... ({len(line)} characters)" for line in lines]
     if len(lines) > MAX_DIFF_LINES:
         lines = [*lines[:MAX_DIFF_LINES], f"... and {len(lines) - MAX_DIFF_LINES} more lines"]
     return "\n".join(lines) + "\n"

@@ -298,3 +298,16 @@ def test_a_codex_entry_split_around_another_table_is_replaced_where_it_starts(cr
     data = tomllib.loads(text)
     assert data["other"] == {"x": 1} and data["mcp_servers"]["crm"]["env"]["K"] == "v" and data["mcp_servers"]["crm"]["args"] == ["--mcp"]
     assert text.index("[mcp_servers.crm]") < text.index("# about other\n[other]\nx = 1\n") and text.count("[mcp_servers.crm.env]") == 1
+
+
+def test_the_diff_of_a_huge_entry_is_bounded_and_quick(crm, tmp_path):
+    import time
+
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"crm": {"command": "x" * 100_000, "args": [str(i) for i in range(100_000)]}}}, indent=2))
+    started = time.monotonic()
+    with pytest.raises(install.EntryExistsError) as refused:
+        write("claude-code", crm, tmp_path)
+    assert time.monotonic() - started < 10
+    lines = refused.value.diff.splitlines()
+    assert len(lines) <= install.MAX_DIFF_LINES + 1 and max(map(len, lines)) < install.MAX_DIFF_WIDTH + 40
