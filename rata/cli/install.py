@@ -25,6 +25,9 @@ def install(
     name: Optional[str] = typer.Option(None, "--name", help="The server's key in the client's config. Default: the app's name (rata with --dev).", show_default=False),
     dev: bool = typer.Option(False, "--dev", help="Register `rata mcp dev` (the read-only dev server for coding agents) instead of the app."),
     write: bool = typer.Option(False, "--write", help="Merge the entry into the client's project-scoped file in this project (never a user-level file)."),
+    replace: bool = typer.Option(
+        False, "--replace", help="With --write: replace a different entry of the same name (keeping its other keys and environment variables)."
+    ),
     list_clients: bool = typer.Option(False, "--list", help="List the clients, their files and scopes."),
     raw: bool = typer.Option(False, "--raw", help="Print only the snippet, without colour or notes."),
     as_json: bool = typer.Option(False, "--json", help="Print everything as JSON."),
@@ -39,6 +42,8 @@ def install(
         else:
             _render_list(rows)
         return
+    if replace and not write:
+        raise ConfigError("--replace works only with --write.", hint="Add --write, or drop --replace.")
     if client is None:
         raise ConfigError("Which client? Pass --client NAME.", hint="See the clients with: rata mcp install --list")
     from rata.loader import load_app
@@ -50,13 +55,17 @@ def install(
     if write:
         project = lib.current_project(Path.cwd())
         try:
-            result = lib.write_plan(plan, project)
+            result = lib.write_plan(plan, project, replace=replace)
+        except lib.EntryExistsError as error:
+            _print_diff(error.diff)
+            raise
         except lib.WriteRefusedError:
             if not as_json:
                 _print_snippet(plan.snippet, plan.client.syntax, raw=raw)
             raise
         if as_json:
-            write_raw(json.dumps({**plan.to_dict(), "written": {"path": str(result.path), "status": result.status}}, indent=2, ensure_ascii=False) + "\n")
+            written = {"path": str(result.path), "status": result.status, "target": str(result.target) if result.target else None, "kept": list(result.kept)}
+            write_raw(json.dumps({**plan.to_dict(), "written": written}, indent=2, ensure_ascii=False) + "\n")
             return
         _render_written(plan, result)
         return
@@ -87,6 +96,13 @@ def _print_snippet(snippet: str, syntax: str, *, raw: bool) -> None:
 
     lexer = {"jsonc": "json"}.get(syntax, syntax)
     out.print(Syntax(snippet.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True))
+
+
+def _print_diff(diff: str) -> None:
+    err = console(stderr=True)
+    styles = {"+": "ok", "-": "error", "@": "info"}
+    for line in diff.splitlines():
+        err.print(safe(line, None if line.startswith(("+++", "---")) else styles.get(line[:1])))
 
 
 def _render_details(plan: object) -> None:
@@ -121,10 +137,13 @@ def _render_written(plan: object, result: object) -> None:
 
     assert isinstance(plan, Plan) and isinstance(result, WriteResult)
     out = console()
+    through = f" (through the link to {result.target})" if result.target else ""
     if result.status == UNCHANGED:
-        out.print(safe(f"{result.path} is already up to date ({plan.name!r} for {plan.client.title}).", "ok"), soft_wrap=True)
+        out.print(safe(f"{result.path}{through} is already up to date ({plan.name!r} for {plan.client.title}).", "ok"), soft_wrap=True)
     else:
-        out.print(safe(f"{result.status.capitalize()} {result.path}: {plan.name!r} for {plan.client.title}.", "ok"), soft_wrap=True)
+        out.print(safe(f"{result.status.capitalize()} {result.path}{through}: {plan.name!r} for {plan.client.title}.", "ok"), soft_wrap=True)
+    if result.kept:
+        out.print(safe(f"Kept from the old entry: {', '.join(result.kept)}.", "hint"), soft_wrap=True)
     if result.trust:
         out.print(safe(result.trust, "hint"), soft_wrap=True)
     err = console(stderr=True)

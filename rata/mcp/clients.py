@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -294,6 +295,16 @@ def entry(client: Client, name: str, launch: Launch) -> dict[str, Any]:
     return out
 
 
+def default_keys(client: Client) -> frozenset[str]:
+    """Keys of the entry that rata writes only as a default: an existing entry's value is kept."""
+    keys = {key for key, _ in client.after}
+    if client.family in ("opencode", "goose"):
+        keys.add("enabled")
+    if client.family == "goose":
+        keys |= {"timeout", "env_keys"}
+    return frozenset(keys)
+
+
 def document(client: Client, name: str, server: dict[str, Any]) -> dict[str, Any]:
     """A whole file holding just this server: what `rata mcp install` prints."""
     if client.family == "continue":
@@ -381,6 +392,31 @@ def visible_tool_name(client: Client, server: str, tool: str) -> str | None:
 # --- YAML, written by hand (PyYAML is not a dependency) ----------------------------------------
 
 _YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
+_YAML_PLAIN = re.compile(r"[A-Za-z_/~-][A-Za-z0-9_/.~@+=-]*")
+_YAML_NUMBERISH = re.compile(r"[-+]?(?:\.?[0-9]|\.(?:inf|nan)$)", re.IGNORECASE)
+_YAML_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _yaml_printable(char: str) -> bool:
+    """YAML's printable set, less line breaks and the BOM (which are escaped)."""
+    code = ord(char)
+    return (0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and char not in "\u2028\u2029\ufeff"
+
+
+def _yaml_quoted(text: str) -> str:
+    out = []
+    for char in text:
+        if char in _YAML_ESCAPES:
+            out.append(_YAML_ESCAPES[char])
+        elif _yaml_printable(char):
+            out.append(char)
+        elif ord(char) <= 0xFF:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
 
 
 def _yaml_scalar(value: Any) -> str:
@@ -388,13 +424,18 @@ def _yaml_scalar(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
-    if isinstance(value, int | float):
-        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        shown = repr(value)
+        return shown.replace("e", ".0e") if "e" in shown and "." not in shown else shown  # YAML 1.1 wants a dot
     text = str(value)
-    import re
-
-    plain = re.fullmatch(r"[A-Za-z_/.~-][A-Za-z0-9_/.~@+=-]*", text) and text.lower() not in _YAML_WORDS and text not in ("-", "~")
-    return text if plain else json.dumps(text, ensure_ascii=False)
+    plain = _YAML_PLAIN.fullmatch(text) and text.lower() not in _YAML_WORDS and text != "-" and not _YAML_NUMBERISH.match(text)
+    return text if plain else _yaml_quoted(text)
 
 
 def dump_yaml(value: dict[str, Any], indent: int = 0) -> str:
@@ -423,5 +464,5 @@ def _yaml_lines(value: Any, indent: int) -> list[str]:
                 lines.append(f"{pad}-")
                 lines += _yaml_lines(item, indent + 2)
             else:
-                lines.append(f"{pad}- {_yaml_scalar(item)}")
+                lines.append(f"{pad}- {'{}' if item == {} else '[]' if item == [] else _yaml_scalar(item)}")
     return lines

@@ -16,15 +16,15 @@ import json
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rata.errors import ConfigError
 from rata.loader import LoadedApp
 from rata.mcp import clients as _clients
+from rata.mcp import install_file
 from rata.mcp.clients import CLIENTS, PROJECT, USER, Client, Launch
+from rata.mcp.install_file import EntryExistsError, InstallError, WriteRefusedError
 
 DEV_NAME = "rata"
 VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -32,12 +32,7 @@ PORTABLE_NAME = re.compile(r"^[a-z][a-z0-9]{0,9}$")
 CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
 
 
-class InstallError(ConfigError):
-    """The server cannot be registered as asked."""
-
-
-class WriteRefusedError(InstallError):
-    """`--write` did not write; the snippet is still right to paste by hand."""
+__all__ = ["EntryExistsError", "InstallError", "WriteRefusedError"]
 
 
 @dataclass
@@ -80,6 +75,8 @@ class WriteResult:
     path: Path
     status: str  # created, updated, unchanged
     trust: str | None
+    target: Path | None = None  # the file written, when `path` is a link to it
+    kept: tuple[str, ...] = ()  # what a replaced entry kept of the old one (keys, env.VARIABLE)
 
 
 # --- the client table, for --list --------------------------------------------------------------
@@ -265,12 +262,16 @@ def current_project(cwd: Path) -> Path:
     return cwd
 
 
-def write_plan(plan: Plan, project: Path) -> WriteResult:
+def write_plan(plan: Plan, project: Path, *, replace: bool = False) -> WriteResult:
     """Merge the plan's entry into the client's project-scoped file under `project`.
 
+    The file is edited under a lock, through its links, and replaced atomically. An entry of the
+    same name that differs is replaced only with `replace` (keeping what rata does not set).
+
     Raises:
-        WriteRefusedError: the client has no project file, or the file cannot be parsed or
-            edited safely. Nothing was changed.
+        EntryExistsError: a different entry of that name is there and `replace` is false.
+        WriteRefusedError: the client has no project file, or the file cannot be read, parsed,
+            edited safely or written. Nothing was changed.
     """
     client = plan.client
     if plan.project_file is None:
@@ -279,151 +280,266 @@ def write_plan(plan: Plan, project: Path) -> WriteResult:
             hint="Paste the snippet above into the file listed for your OS" + (", or run the add command shown." if plan.add_command else "."),
         )
     path = project / plan.project_file
-    old = _read(path)
+    kept: list[str] = []
+
+    def change(old: str | None) -> str:
+        merged = merge_text(client, plan.name, plan.entry, plan.snippet, old, replace=replace, where=str(path))
+        kept[:] = merged.kept
+        return merged.text
+
+    edited = install_file.edit(path, change)
+    status = CREATED if edited.old is None else UNCHANGED if edited.new == edited.old else UPDATED
+    shown = os.path.islink(path) or Path(os.path.realpath(project)) not in edited.target.parents
+    return WriteResult(path, status, client.trust, edited.target if shown else None, tuple(kept) if status == UPDATED else ())
+
+
+# --- merging text ------------------------------------------------------------------------------
+
+ENV_KEYS = ("env", "environment", "envs")
+MAX_DIFF_LINES = 80
+MAX_DIFF_WIDTH = 240
+MAX_DIFF_INPUT = 4000  # lines of both sides together, beyond which no line-by-line diff is computed
+
+
+@dataclass(frozen=True)
+class Merged:
+    text: str  # the file's new text (the old text when nothing changes)
+    kept: tuple[str, ...] = ()
+
+
+def merge_text(client: Client, name: str, entry: dict[str, Any], snippet: str, old: str | None, *, replace: bool = False, where: str = "the file") -> Merged:
+    """The client file's text with `entry` under `name`; every byte outside that entry is kept.
+
+    Raises:
+        EntryExistsError: a different entry of that name is there and `replace` is false.
+        WriteRefusedError: `old` does not parse, or cannot be edited without changing anything else.
+    """
+    if client.family == "continue":
+        return _merge_whole_file(name, snippet, old, replace, where)
     if client.syntax == "toml":
-        new = _merge_toml(path, old, plan.name, plan.entry)
-    elif client.family == "continue":
-        new = _merge_whole_file(path, old, plan.snippet)
-    else:
-        new = _merge_json(path, old, client, plan)
-    if old is not None and new == old:
-        return WriteResult(path, UNCHANGED, client.trust)
-    _replace(path, new)
-    return WriteResult(path, CREATED if old is None else UPDATED, client.trust)
+        return _merge_toml(client, name, entry, old, replace, where)
+    return _merge_json(client, name, entry, snippet, old, replace, where)
 
 
-def _read(path: Path) -> str | None:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+def merge_entry(client: Client, existing: Any, ours: dict[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    """Rata's entry over an existing one: rata's launch keys win, the rest of the old entry stays.
+
+    Environment variables merge one by one (rata sets only its own); keys rata writes only as
+    defaults (`disabled`, `autoApprove`, `enabled`, ...) keep the user's value. Returns the
+    merged entry and what it kept of the old one.
+    """
+    if not isinstance(existing, dict):
+        return ours, ()
+    defaults = _clients.default_keys(client)
+    out = dict(existing)
+    kept = [key for key in existing if key not in ours]
+    for key, value in ours.items():
+        old = existing.get(key)
+        if key in ENV_KEYS and isinstance(value, dict) and isinstance(old, dict):
+            out[key] = {**old, **value}
+            kept += [f"{key}.{var}" for var in old if var not in value]
+        elif key in defaults and key in existing:
+            if old != value:
+                kept.append(key)
+        else:
+            out[key] = value
+    return out, tuple(kept)
+
+
+def _settle(client: Client, name: str, servers: dict[str, Any], ours: dict[str, Any], replace: bool, where: str) -> tuple[Any, tuple[str, ...]] | None:
+    """The value to write under `name`, and what it kept; None when the file already has it."""
+    if name not in servers:
+        return ours, ()
+    existing = servers[name]
+    merged, kept = merge_entry(client, existing, ours)
+    if same(merged, existing):
         return None
-    except OSError as error:
-        raise WriteRefusedError(f"Cannot read {str(path)!r}: {error.strerror}.", hint="Fix its permissions, or paste the snippet yourself.") from None
+    if not replace:
+        raise _exists(where, name, entry_diff(client, name, where, existing, merged, ours))
+    return merged, kept
+
+
+def _exists(where: str, name: str, diff: str) -> EntryExistsError:
+    return EntryExistsError(
+        f"{where!r} already has a server named {name!r} that differs from what rata would write; it was left unchanged.",
+        hint=(
+            "Compare them above. Pass --replace to write rata's entry (it keeps the entry's other keys and environment variables), "
+            "or --name to add it under another name."
+        ),
+        diff=diff,
+    )
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as data, with NaN equal to NaN (TOML has nan)."""
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _masked(value: Any, ours: dict[str, Any]) -> Any:
+    """`value` with the values of environment variables rata does not set hidden (they are kept as they are)."""
+    if not isinstance(value, dict):
+        return value
+    out = dict(value)
+    for key in ENV_KEYS:
+        if isinstance(out.get(key), dict):
+            mine = ours.get(key) if isinstance(ours.get(key), dict) else {}
+            out[key] = {var: (v if var in mine else "***") for var, v in out[key].items()}
+    return out
+
+
+def _show(client: Client, name: str, value: Any) -> str:
+    if client.syntax == "toml":
+        import tomli_w
+
+        try:
+            return tomli_w.dumps({"mcp_servers": {name: value}})
+        except (TypeError, ValueError):
+            return repr(value)
+    text = json.dumps({name: value}, indent=2, ensure_ascii=False)
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise WriteRefusedError(f"{str(path)!r} is not UTF-8 text; it was left unchanged.", hint="Fix the file, or paste the snippet yourself.") from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps({name: value}, indent=2)
+    return text
 
 
-def _unparsable(path: Path, detail: str) -> WriteRefusedError:
+def entry_diff(client: Client, name: str, where: str, existing: Any, merged: Any, ours: dict[str, Any]) -> str:
+    """A unified diff from the entry in the file to the one rata would write (hidden: other env values)."""
+    return _diff(_show(client, name, _masked(existing, ours)), _show(client, name, _masked(merged, ours)), where)
+
+
+def _diff(a: str, b: str, where: str) -> str:
+    """A unified diff, bounded: at most MAX_DIFF_LINES lines of at most MAX_DIFF_WIDTH characters."""
+    import difflib
+
+    old, new = a.splitlines(), b.splitlines()
+    if len(old) + len(new) > MAX_DIFF_INPUT:  # difflib is quadratic at worst: show both sides' heads instead
+        half = MAX_DIFF_LINES // 2
+        lines = [f"--- {where} (now): {len(old)} lines", *("-" + line for line in old[:half])]
+        lines += [f"+++ rata's entry: {len(new)} lines", *("+" + line for line in new[:half])]
+    else:
+        lines = list(difflib.unified_diff(old, new, f"{where} (now)", "rata's entry", lineterm=""))
+    lines = [line if len(line) <= MAX_DIFF_WIDTH else line[:MAX_DIFF_WIDTH] + f"... ({len(line)} characters)" for line in lines]
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... and {len(lines) - MAX_DIFF_LINES} more lines"]
+    return "\n".join(lines) + "\n"
+
+
+def _unparsable(where: str, detail: str) -> WriteRefusedError:
     return WriteRefusedError(
-        f"{str(path)!r} cannot be parsed ({detail}); it was left unchanged.",
+        f"{where!r} cannot be parsed ({detail}); it was left unchanged.",
         hint="Fix the file (the client cannot read it either), or paste the snippet above yourself.",
     )
 
 
-def _merge_json(path: Path, old: str | None, client: Client, plan: Plan) -> str:
+def _unreadable(where: str, error: BaseException) -> WriteRefusedError:
+    if isinstance(error, RecursionError):
+        return _unparsable(where, "it is nested too deeply")
+    return _unparsable(where, "it holds a number too long to read, more than 4,300 digits")
+
+
+def _blank(old: str | None) -> bool:
+    return old is None or not old.strip(" \t\r\n")
+
+
+def _with_breaks(text: str, like: str | None) -> str:
+    """`text` (LF) with the line breaks of `like`."""
+    from rata.mcp import jsonc
+
+    return text.replace("\n", "\r\n") if like and jsonc.line_break(like) == "\r\n" else text
+
+
+def _merge_json(client: Client, name: str, entry: dict[str, Any], snippet: str, old: str | None, replace: bool, where: str) -> Merged:
     from rata.mcp import jsonc
 
     top = client.server_key
-    if old is None or not old.strip():
-        return plan.snippet
+    if old is None or _blank(old):
+        return Merged(_with_breaks(snippet, old))
     if client.syntax == "json":
         try:
             json.loads(old)
         except json.JSONDecodeError as error:
-            raise _unparsable(path, f"{error.msg} at line {error.lineno}, column {error.colno}; {client.title} wants strict JSON") from None
+            raise _unparsable(where, f"{error.msg} at line {error.lineno}, column {error.colno}; {client.title} wants strict JSON") from None
+        except (ValueError, RecursionError) as error:
+            raise _unreadable(where, error) from None
     try:
         current = jsonc.loads(old)
     except jsonc.JsoncError as error:
-        raise _unparsable(path, str(error)) from None
+        raise _unparsable(where, str(error)) from None
     if not isinstance(current, dict) or not isinstance(current.get(top, {}), dict):
-        raise _unparsable(path, f"its top level, or its {top!r}, is not an object")
-    if current.get(top, {}).get(plan.name) == plan.entry:
-        return old
+        raise _unparsable(where, f"its top level, or its {top!r}, is not an object")
+    settled = _settle(client, name, current.get(top, {}), entry, replace, where)
+    if settled is None:
+        return Merged(old)
+    value, kept = settled
     try:
-        return jsonc.set_server(old, top, plan.name, plan.entry)
+        return Merged(jsonc.set_server(old, top, name, value), kept)
     except jsonc.JsoncError as error:
-        raise WriteRefusedError(f"rata cannot edit {str(path)!r} without losing its comments ({error}); it was left unchanged.", hint="Paste the snippet above yourself.") from None
+        raise WriteRefusedError(
+            f"rata cannot edit {where!r} without changing more than its entry ({error}); it was left unchanged.", hint="Paste the snippet above yourself."
+        ) from None
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-
-
-def _toml_key_parts(header: str) -> list[str]:
-    import tomllib
-
-    try:  # let tomllib split the dotted key, quotes and all
-        data = tomllib.loads(f"[{header}]\n")
-    except tomllib.TOMLDecodeError:
-        return []
-    parts: list[str] = []
-    while isinstance(data, dict) and len(data) == 1:
-        key = next(iter(data))
-        parts.append(key)
-        data = data[key]
-    return parts
-
-
-def _merge_toml(path: Path, old: str | None, name: str, server: dict[str, Any]) -> str:
+def _merge_toml(client: Client, name: str, entry: dict[str, Any], old: str | None, replace: bool, where: str) -> Merged:
     import tomllib
 
     import tomli_w
 
-    addition = tomli_w.dumps({"mcp_servers": {name: server}})
-    if old is None or not old.strip():
-        return addition
+    from rata.mcp import tomledit
+
+    if old is None or _blank(old):
+        return Merged((old or "") + _with_breaks(tomli_w.dumps({"mcp_servers": {name: entry}}), old))
     try:
         current = tomllib.loads(old)
     except tomllib.TOMLDecodeError as error:
-        raise _unparsable(path, str(error)) from None
+        raise _unparsable(where, str(error)) from None
+    except (ValueError, RecursionError) as error:
+        raise _unreadable(where, error) from None
     servers = current.get("mcp_servers", {})
     if not isinstance(servers, dict):
-        raise _unparsable(path, "its mcp_servers is not a table")
-    if servers.get(name) == server:
-        return old
-    kept: list[str] = []
-    skipping = False
-    for line in old.splitlines(keepends=True):
-        header = _HEADER.match(line)
-        if header:
-            parts = _toml_key_parts(header.group(1))
-            skipping = parts[:2] == ["mcp_servers", name]
-        if not skipping:
-            kept.append(line)
-    text = "".join(kept).rstrip()
-    new = (text + "\n\n" if text else "") + addition
-    expected = copy.deepcopy(current)
-    expected.setdefault("mcp_servers", {})[name] = server
+        raise _unparsable(where, "its mcp_servers is not a table")
+    settled = _settle(client, name, servers, entry, replace, where)
+    if settled is None:
+        return Merged(old)
+    value, kept = settled
     try:
-        ok = tomllib.loads(new) == expected
-    except tomllib.TOMLDecodeError:
+        new = tomledit.set_entry(old, ["mcp_servers", name], tomli_w.dumps({"mcp_servers": {name: value}}))
+        expected = copy.deepcopy(current)
+        expected.setdefault("mcp_servers", {})[name] = value
+        ok = same(tomllib.loads(new), expected)
+    except (ValueError, TypeError, RecursionError):
         ok = False
     if not ok:
         raise WriteRefusedError(
-            f"{str(path)!r} defines mcp_servers.{name} in a form rata cannot replace safely (an inline table or dotted keys); it was left unchanged.",
+            f"{where!r} defines mcp_servers.{name} in a form rata cannot replace safely (an inline table or dotted keys); it was left unchanged.",
             hint=f"Remove the old {name!r} entry, or paste the snippet above yourself.",
         )
-    return new
+    return Merged(new, kept)
 
 
-def _merge_whole_file(path: Path, old: str | None, snippet: str) -> str:
+def _merge_whole_file(name: str, snippet: str, old: str | None, replace: bool, where: str) -> Merged:
     """A per-server drop-in file (Continue's `.continue/mcpServers/NAME.yaml`): it holds only this server."""
-    if old is not None:
-        try:
-            import yaml  # type: ignore[import-untyped]
-        except ImportError:
-            return snippet
+    if old is None:
+        return Merged(snippet)
+    try:
+        import yaml  # type: ignore[import-untyped]
+    except ImportError:
+        yaml = None
+    if yaml is not None:
         try:
             yaml.safe_load(old)
         except yaml.YAMLError as error:
-            raise _unparsable(path, str(error).splitlines()[0]) from None
-    return snippet
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: a temporary file in the same folder, then os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+            raise _unparsable(where, str(error).splitlines()[0]) from None
+        except (ValueError, RecursionError) as error:
+            raise _unreadable(where, error) from None
+    if old.replace("\r\n", "\n") == snippet:
+        return Merged(old)
+    if not replace:
+        raise _exists(where, name, _diff(old.replace("\r\n", "\n"), snippet, where))
+    return Merged(_with_breaks(snippet, old))

@@ -14,6 +14,7 @@ from json.decoder import scanstring
 from typing import Any
 
 _LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+MAX_DEPTH = 256  # objects and arrays nested deeper than this are refused, not parsed recursively
 
 
 class JsoncError(ValueError):
@@ -48,6 +49,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.i = 0
+        self.depth = 0
 
     def fail(self, message: str) -> JsoncError:
         return JsoncError(message, self.text, self.i)
@@ -75,18 +77,25 @@ class _Parser:
             raise self.fail("unexpected end of text")
         c = self.text[self.i]
         start = self.i
-        if c == "{":
-            return self.obj()
-        if c == "[":
-            return self.array()
+        if c in "{[":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self.fail(f"objects and arrays nested more than {MAX_DEPTH} deep")
+            node = self.obj() if c == "{" else self.array()
+            self.depth -= 1
+            return node
         if c == '"':
             value, self.i = self.string()
             return Node(start, self.i, value)
         match = _LITERAL.match(self.text, self.i)
         if not match:
             raise self.fail("expected a value")
+        try:
+            value = json.loads(match.group())
+        except ValueError:  # Python reads at most 4,300 digits of an integer
+            raise self.fail(f"a number of {len(match.group())} characters, too long to read") from None
         self.i = match.end()
-        return Node(start, self.i, json.loads(match.group()))
+        return Node(start, self.i, value)
 
     def string(self) -> tuple[str, int]:
         try:
@@ -159,9 +168,21 @@ def _line_indent(text: str, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _render(value: Any, indent: str, unit: str) -> str:
-    lines = json.dumps(value, indent=unit, ensure_ascii=False).split("\n")
-    return "\n".join([lines[0], *(indent + line for line in lines[1:])])
+def _render(value: Any, indent: str, unit: str, eol: str = "\n") -> str:
+    text = json.dumps(value, indent=unit, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (read from a "\udfff" escape) stays an escape
+            text = json.dumps(value, indent=unit)
+    lines = text.split("\n")
+    return eol.join([lines[0], *(indent + line for line in lines[1:])])
+
+
+def line_break(text: str) -> str:
+    """The text's line break: CRLF if most of its lines end so, else LF."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
 
 
 def _unit(text: str, root: Node) -> str:
@@ -172,7 +193,7 @@ def _unit(text: str, root: Node) -> str:
     return "  "
 
 
-def _insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
+def _insert(text: str, obj: Node, key: str, value: Any, unit: str, eol: str) -> str:
     member_text = f"{json.dumps(key, ensure_ascii=False)}: "
     if obj.members:
         last = obj.members[-1]
@@ -190,15 +211,17 @@ def _insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
         if text.startswith("//", cursor):  # keep a comment that ends the last member's line on that line
             end = text.find("\n", cursor)
             cursor = len(text) if end < 0 else end
+            if text[cursor - 1 : cursor] == "\r":
+                cursor -= 1
         else:
             cursor = after_comma if comma else at
-        new = f"\n{indent}{member_text}{_render(value, indent, unit)}"
+        new = f"{eol}{indent}{member_text}{_render(value, indent, unit, eol)}"
         if comma:
             return text[:cursor] + new + "," + text[cursor:]
         return text[:at] + "," + text[at:cursor] + new + text[cursor:]
     outer = _line_indent(text, obj.start)
     inner = outer + unit
-    body = f"\n{inner}{member_text}{_render(value, inner, unit)}\n{outer}"
+    body = f"{eol}{inner}{member_text}{_render(value, inner, unit, eol)}{eol}{outer}"
     return text[: obj.start + 1] + body + text[obj.start + 1 :]
 
 
@@ -212,18 +235,19 @@ def set_server(text: str, top: str, name: str, value: Any) -> str:
     if not isinstance(root.value, dict):
         raise JsoncError("the file's top level is not an object", text, root.start)
     unit = _unit(text, root)
+    eol = line_break(text)
     holder = root.member(top)
     if holder is None:
-        new = _insert(text, root, top, {name: value}, unit)
+        new = _insert(text, root, top, {name: value}, unit, eol)
     elif not isinstance(holder.node.value, dict):
         raise JsoncError(f"{top!r} is not an object", text, holder.node.start)
     else:
         current = holder.node.member(name)
         if current is None:
-            new = _insert(text, holder.node, name, value, unit)
+            new = _insert(text, holder.node, name, value, unit, eol)
         else:
             indent = _line_indent(text, current.key_start)
-            new = text[: current.node.start] + _render(value, indent, unit) + text[current.node.end :]
+            new = text[: current.node.start] + _render(value, indent, unit, eol) + text[current.node.end :]
     expected = dict(root.value)
     expected[top] = {**(expected.get(top) or {}), name: value}
     if loads(new) != expected:  # a guard: the edit must change exactly one member

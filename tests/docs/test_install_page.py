@@ -47,3 +47,14 @@ def test_every_user_file_is_in_the_table():
     for row, client in zip(table_rows(), CLIENTS, strict=True):
         for _, path in client.user_files:
             assert path.split(" (")[0] in row[3], (client.key, path)
+
+
+def test_the_limits_the_page_states_are_the_code_s():
+    from rata.mcp import install_file, jsonc
+
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    assert f"larger than {install_file.MAX_BYTES // (1024 * 1024)} MiB" in text
+    assert f"deeper than {jsonc.MAX_DEPTH} levels" in text
+    assert "waits at most 10 seconds" in text and install_file.LOCK_TIMEOUT == 10
+    assert "`RATA_INSTALL_LOCK_TIMEOUT`" in text and "`..mcp.json.lock`" in text
+    assert "--replace" in text and "`***`" in text

@@ -94,8 +94,8 @@ def test_gemini_warns_about_an_underscore(crm):
 # --- writing -----------------------------------------------------------------------------------
 
 
-def write(key: str, loaded, project: Path, **options):
-    return install.write_plan(plan(key, loaded, **options), project)
+def write(key: str, loaded, project: Path, replace: bool = False, **options):
+    return install.write_plan(plan(key, loaded, **options), project, replace=replace)
 
 
 def test_claude_code_creates_mcp_json_and_is_idempotent(crm, tmp_path):
@@ -111,7 +111,7 @@ def test_a_merge_keeps_other_servers_and_unknown_keys(crm, tmp_path):
     path = tmp_path / ".cursor" / "mcp.json"
     path.parent.mkdir()
     path.write_text('{\n    "mcpServers": {\n        "other": {"command": "x"},\n        "crm": {"command": "old"}\n    },\n    "extra": [1, 2]\n}\n')
-    assert write("cursor", crm, tmp_path).status == install.UPDATED
+    assert write("cursor", crm, tmp_path, replace=True).status == install.UPDATED
     data = json.loads(path.read_text())
     assert data["extra"] == [1, 2] and data["mcpServers"]["other"] == {"command": "x"}
     assert data["mcpServers"]["crm"]["type"] == "stdio"
@@ -166,12 +166,12 @@ def test_codex_merge_keeps_comments_and_other_tables_and_replaces_the_entry(crm,
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text('# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "old"\n\n[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n')
-    assert write("codex", crm, tmp_path).status == install.UPDATED
+    assert write("codex", crm, tmp_path, replace=True).status == install.UPDATED
     text = path.read_text()
     assert "# my codex config" in text and 'command = "x" # keep' in text and "old" not in text
     data = tomllib.loads(text)
     assert data["model"] == "o5" and data["mcp_servers"]["other"] == {"command": "x"}
-    assert data["mcp_servers"]["crm"]["args"] == ["--mcp"] and "X" not in data["mcp_servers"]["crm"]["env"]
+    assert data["mcp_servers"]["crm"]["args"] == ["--mcp"] and data["mcp_servers"]["crm"]["env"]["X"] == "1"  # the user's variable is kept
     again = path.read_bytes()
     assert write("codex", crm, tmp_path).status == install.UNCHANGED and path.read_bytes() == again
 
@@ -182,7 +182,7 @@ def test_codex_refuses_an_inline_entry_it_cannot_replace(crm, tmp_path):
     original = '[mcp_servers]\ncrm = { command = "old" }\n'
     path.write_text(original)
     with pytest.raises(install.WriteRefusedError):
-        write("codex", crm, tmp_path)
+        write("codex", crm, tmp_path, replace=True)
     assert path.read_text() == original
 
 
@@ -230,3 +230,84 @@ def test_jsonc_set_server_changes_only_that_member(text):
     expected["servers"] = {**expected.get("servers", {}), "crm": {"command": "/x", "args": ["a"]}}
     assert jsonc.loads(new) == expected
     assert new.count("// c") == text.count("// c")
+
+
+# --- an entry of the same name, and the TOML and JSONC editors (issue 12) -------------------------
+
+
+def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
+    kiro = find_client("kiro")
+    ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
+    existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
+    merged, kept = install.merge_entry(kiro, existing, ours)
+    assert merged == {**existing, "command": "/new", "args": ["--mcp"], "env": {"API_KEY": "k", "RATA_HOME": "/h"}}
+    assert set(kept) == {"timeout", "env.API_KEY", "disabled", "autoApprove"}
+
+
+def test_a_different_entry_is_refused_and_the_file_is_left(crm, tmp_path):
+    path = tmp_path / ".mcp.json"
+    original = '{"mcpServers": {"crm": {"command": "/mine", "env": {"TOKEN": "t0ps3cret"}}}}'
+    path.write_text(original)
+    with pytest.raises(install.EntryExistsError) as refused:
+        write("claude-code", crm, tmp_path)
+    assert '-    "command": "/mine",' in refused.value.diff and "t0ps3cret" not in refused.value.diff
+    assert path.read_text() == original
+
+
+def test_a_different_continue_file_is_refused_and_replace_replaces_it(crm, tmp_path):
+    path = tmp_path / ".continue" / "mcpServers" / "crm.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("name: crm\n# mine\n")
+    with pytest.raises(install.EntryExistsError):
+        write("continue", crm, tmp_path)
+    assert path.read_text() == "name: crm\n# mine\n"
+    assert write("continue", crm, tmp_path, replace=True).status == install.UPDATED
+    assert yaml.safe_load(path.read_text())["mcpServers"][0]["name"] == "crm"
+
+
+def test_a_toml_string_that_looks_like_a_header_is_not_one(crm, tmp_path):
+    path = tmp_path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    original = '[notes]\ntext = """\n[mcp_servers.crm]\ncommand = "fake"\n"""\nlist = [\n  "[mcp_servers.crm]",\n]\n\n[mcp_servers.crm]\ncommand = "old"\n'
+    path.write_text(original)
+    write("codex", crm, tmp_path, replace=True)
+    data = tomllib.loads(path.read_text())
+    assert data["notes"]["text"] == '[mcp_servers.crm]\ncommand = "fake"\n' and data["mcp_servers"]["crm"]["args"] == ["--mcp"]
+    assert path.read_text().startswith(original.split('\n\n[mcp_servers.crm]')[0])
+
+
+def test_a_lone_surrogate_the_user_wrote_stays_an_escape(crm, tmp_path):
+    path = tmp_path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"servers": {"crm": {"command": "/old", "env": {"ODD": "\\udfff"}}}}')
+    write("vscode", crm, tmp_path, replace=True)
+    assert '"ODD": "\\udfff"' in path.read_text() and jsonc.loads(path.read_text())["servers"]["crm"]["env"]["ODD"] == "\udfff"
+
+
+def test_the_lock_file_is_gone_after_a_write(crm, tmp_path):
+    write("cursor", crm, tmp_path)
+    assert sorted(p.name for p in (tmp_path / ".cursor").iterdir()) == ["mcp.json"]
+
+
+def test_a_codex_entry_split_around_another_table_is_replaced_where_it_starts(crm, tmp_path):
+    path = tmp_path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('[mcp_servers.crm]\ncommand = "old"\n\n# about other\n[other]\nx = 1\n\n[mcp_servers.crm.env]\nK = "v"\n')
+    write("codex", crm, tmp_path, replace=True)
+    text = path.read_text()
+    data = tomllib.loads(text)
+    assert data["other"] == {"x": 1} and data["mcp_servers"]["crm"]["env"]["K"] == "v" and data["mcp_servers"]["crm"]["args"] == ["--mcp"]
+    assert text.index("[mcp_servers.crm]") < text.index("# about other\n[other]\nx = 1\n") and text.count("[mcp_servers.crm.env]") == 1
+
+
+def test_the_diff_of_a_huge_entry_is_bounded_and_quick(crm, tmp_path):
+    import time
+
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"crm": {"command": "x" * 100_000, "args": [str(i) for i in range(100_000)]}}}, indent=2))
+    started = time.monotonic()
+    with pytest.raises(install.EntryExistsError) as refused:
+        write("claude-code", crm, tmp_path)
+    assert time.monotonic() - started < 10
+    lines = refused.value.diff.splitlines()
+    assert len(lines) <= install.MAX_DIFF_LINES + 1 and max(map(len, lines)) < install.MAX_DIFF_WIDTH + 40
