@@ -21,6 +21,7 @@ confirmation ran without a fresh boolean accept, a server died, or a server's RS
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -54,7 +55,7 @@ class Conn:
 
     def __init__(self, name: str, argv: list[str], env: dict[str, str], cwd: Path, stderr: Path) -> None:
         self.name = name
-        self._stderr = open(stderr, "wb")
+        self._stderr = open(stderr, "wb")  # noqa: SIM115 - the child's stderr for its whole life, closed in finish()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env, cwd=cwd)
         assert self.proc.stdin is not None
         self._fd = self.proc.stdin.fileno()
@@ -172,10 +173,8 @@ class Conn:
         lost = self.in_flight()
         closed = time.monotonic()
         assert self.proc.stdin is not None
-        try:
+        with contextlib.suppress(OSError):
             self.proc.stdin.close()
-        except OSError:
-            pass
         try:
             self.proc.wait(timeout=15)
             exit_s = time.monotonic() - closed
@@ -237,10 +236,13 @@ def malformed(conn: Conn, rng: random.Random) -> None:
     conn.send(data if data.endswith(b"\n") else data + b"\n", answered)
 
 
+ODD_INITIALIZE = {"protocolVersion": 1e308, "capabilities": {}, "clientInfo": {"name": "\udfff"}}
+
+
 def hostile(conn: Conn, rng: random.Random) -> None:
     request_id = conn.next_id()
     kinds = [
-        ('{"jsonrpc":"2.0","id":"\\udfff","method":"tools/list","params":{}}\n'.encode(), None),
+        (b'{"jsonrpc":"2.0","id":"\\udfff","method":"tools/list","params":{}}\n', None),
         # a line JSON cannot carry faithfully is a parse error, answered without an id (its id was never read)
         (raw_request(request_id, "tools/list", '{"x":' + "9" * 5000 + ',"_meta":' + json.dumps(META) + "}"), None),
         (raw_request(request_id, "tools/list", '{"x":NaN,"_meta":' + json.dumps(META) + "}"), None),
@@ -249,7 +251,7 @@ def hostile(conn: Conn, rng: random.Random) -> None:
         (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": enveloped({}, client_name="\udfff" * 3)}), request_id),
         (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": enveloped({}, client_name="A" * 1_500_000)}), request_id),
         (line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": enveloped({}, client_name="\x1b[31m\u202e\u200bevil\x07")}), request_id),
-        (line({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {"protocolVersion": 1e308, "capabilities": {}, "clientInfo": {"name": "\udfff"}}}), request_id),
+        (line({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": ODD_INITIALIZE}), request_id),
     ]
     if rng.random() < 0.02:  # a line over the 4 MiB cap: answered with an id-less error and skipped
         kinds = [(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}\n', None)]
@@ -304,7 +306,8 @@ def confirmation_scenario(conn: Conn, rng: random.Random, problems: list[str]) -
     if first.get("resultType") != "input_required" or not isinstance(state, str):
         problems.append(f"customers_delete was not held for confirmation: {json.dumps(first)[:200]}")
         return
-    not_accepts = [{"action": "accept", "content": {"confirm": value}} for value in ("false", 0, None, "yes", [])] + [{"action": "accept"}, {"action": "accept", "content": {}}]
+    not_accepts = [{"action": "accept", "content": {"confirm": value}} for value in ("false", 0, None, "yes", [])]
+    not_accepts += [{"action": "accept"}, {"action": "accept", "content": {}}]
     for answer in rng.sample(not_accepts, 2):
         conn.call("tools/call", {"name": "customers_delete", "arguments": arguments, "requestState": state, "inputResponses": {"confirm": answer}})
         shown = conn.call("tools/call", {"name": "customers_show", "arguments": arguments}).get("result") or {}
@@ -373,7 +376,10 @@ def main() -> int:
     problems: list[str] = []
     started = time.monotonic()
     until = started + args.seconds
-    drivers = [threading.Thread(target=drive, args=(c, makers[c.name], args.seed + i, until, args.in_flight, problems), daemon=True) for i, c in enumerate(conns)]
+    drivers = [
+        threading.Thread(target=drive, args=(conn, makers[conn.name], args.seed + i, until, args.in_flight, problems), daemon=True)
+        for i, conn in enumerate(conns)
+    ]
     for thread in drivers:
         thread.start()
     samples: list[dict[str, Any]] = []
@@ -417,7 +423,8 @@ def main() -> int:
         if growth > args.max_growth_mb:
             problems.append(f"{name}: RSS grew {growth:.1f} MB")
     if args.json:
-        args.json.write_text(json.dumps({"samples": samples, "finals": {k: {**v, "bad": [b.decode('latin-1') for b in v["bad"]]} for k, v in finals.items()}}, indent=1))
+        shown = {name: {**final, "bad": [raw.decode("latin-1") for raw in final["bad"]]} for name, final in finals.items()}
+        args.json.write_text(json.dumps({"samples": samples, "finals": shown}, indent=1))
     for problem in problems:
         print(f"soak: PROBLEM: {problem}", file=sys.stderr)
     print(f"\n{'no problems' if not problems else f'{len(problems)} problem(s)'}")

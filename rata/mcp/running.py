@@ -21,7 +21,6 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
     from rata.codegen.catalog import build_catalog
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import Relay
-
     from rata.ratelimit import Limiter
 
     catalog = build_catalog(app)  # once: every client sees the same surface

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ import pytest
 from rata.mcp import wire
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
+from tests.mcp.gated import GatedServer
 
 pytestmark = pytest.mark.subprocess
 LAB = Path(__file__).with_name("lab.py")
@@ -116,84 +116,8 @@ def test_a_burst_of_pipelined_calls_is_answered_exactly_once_each(crm_home):
     assert all("result" in json.loads(x) for x in out.splitlines())
 
 
-WAITER_APP = '''
-import os
-import time
-
-from rata import App, Ctx, Mcp, command
-
-
-@command(can="lab.run")
-def wait_for(ctx: Ctx, path: str) -> str:
-    """Wait until the file exists (at most 20 s)."""
-    deadline = time.monotonic() + 20
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return "waited"
-
-
-@command(can="lab.run")
-def quick(ctx: Ctx) -> str:
-    """Answer at once."""
-    return "quick done"
-
-
-app = App("waiter", identifier="com.example.waiter").commands(wait_for, quick).mcp(Mcp().allow_abilities(["lab.*"]))
-'''
-
-
-class Waiter:
-    """`rata mcp serve` on an app whose `wait_for` runs until the test creates a file."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        app_file = tmp_path / "waiter_app.py"
-        app_file.write_text(WAITER_APP)
-        self.gate = tmp_path / "gate"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "rata", "mcp", "serve", "--app", str(app_file)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=subprocess_env(tmp_path / "home"),
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        with self.process.stdout:
-            for raw in self.process.stdout:
-                self.lines.put(raw)
-        self.lines.put(b"")
-
-    def send(self, message: dict) -> None:
-        self.process.stdin.write(line({"jsonrpc": "2.0", **message}))
-        self.process.stdin.flush()
-
-    def call(self, id: int, name: str, **arguments: str) -> None:
-        self.send({"id": id, "method": "tools/call", "params": {"_meta": META, "name": name, "arguments": arguments}})
-
-    def answer(self, timeout: float = 10) -> dict:
-        try:
-            return json.loads(self.lines.get(timeout=timeout))
-        except queue.Empty:
-            raise AssertionError(f"no answer within {timeout:g} s") from None
-
-    def open_gate(self) -> None:
-        self.gate.write_text("")
-
-    def finish(self) -> list[dict]:
-        """Close stdin (if not yet closed); every line the server still writes, until it exits."""
-        if not self.process.stdin.closed:
-            self.process.stdin.close()
-        self.process.wait(30)
-        rest = []
-        while (raw := self.lines.get(timeout=10)) != b"":
-            rest.append(json.loads(raw))
-        return rest
-
-
 def test_a_slow_call_holds_up_neither_requests_nor_calls_read_after_it(tmp_path):
-    server = Waiter(tmp_path)
+    server = GatedServer(tmp_path)
     server.call(1, "wait_for", path=str(server.gate))
     server.send({"id": 2, "method": "tools/list", "params": {"_meta": META}})
     server.call(3, "quick")
@@ -206,7 +130,7 @@ def test_a_slow_call_holds_up_neither_requests_nor_calls_read_after_it(tmp_path)
 
 
 def test_a_slow_call_can_be_cancelled_and_is_never_answered(tmp_path):
-    server = Waiter(tmp_path)
+    server = GatedServer(tmp_path)
     server.call(1, "wait_for", path=str(server.gate))
     server.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
     server.call(2, "quick")
@@ -218,7 +142,7 @@ def test_a_slow_call_can_be_cancelled_and_is_never_answered(tmp_path):
 
 
 def test_eof_while_a_slow_call_runs_still_answers_it_before_exiting(tmp_path):
-    server = Waiter(tmp_path)
+    server = GatedServer(tmp_path)
     server.call(1, "wait_for", path=str(server.gate))
     server.process.stdin.close()
     time.sleep(0.3)

@@ -7,10 +7,7 @@ Infinity, no lone surrogates.
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -18,6 +15,7 @@ import pytest
 
 from rata.mcp import wire
 from tests.conftest import subprocess_env
+from tests.mcp.gated import GatedServer
 from tests.mcp.strict import strict_json
 from tests.mcp.test_stdio import crm_command, crm_home  # noqa: F401 - crm_home is a pytest fixture
 
@@ -85,97 +83,6 @@ def test_the_version_asked_for_is_echoed_as_short_text_never_as_raw_json(crm_hom
     assert isinstance(requested, str) and len(requested) < 200
 
 
-HOSTILE_APP = '''
-import os
-import time
-
-from rata import App, Ctx, Mcp, command
-
-
-@command(can="lab.run")
-def wait_for(ctx: Ctx, path: str) -> str:
-    """Wait until the file exists (at most 20 s)."""
-    deadline = time.monotonic() + 20
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return "waited"
-
-
-@command(can="lab.run")
-def half_a_character(ctx: Ctx) -> str:
-    """Answer a lone surrogate, which is not Unicode text and cannot be written as JSON."""
-    return "broken \\udfff"
-
-
-@command(can="lab.run")
-def quick(ctx: Ctx) -> str:
-    """Answer at once."""
-    return "quick done"
-
-
-app = App("hostile", identifier="com.example.hostile").commands(wait_for, half_a_character, quick).mcp(Mcp().allow_abilities(["lab.*"]))
-'''
-
-
-class Server:
-    """`rata mcp serve` on HOSTILE_APP, whose `wait_for` runs until the test creates a file."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        app_file = tmp_path / "hostile_app.py"
-        app_file.write_text(HOSTILE_APP)
-        self.gate = tmp_path / "gate"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "rata", "mcp", "serve", "--app", str(app_file)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=subprocess_env(tmp_path / "home"),
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        with self.process.stdout:
-            for raw in self.process.stdout:
-                self.lines.put(raw)
-        self.lines.put(b"")
-
-    def write(self, data: bytes) -> None:
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
-
-    def answer(self, timeout: float = 10) -> dict:
-        try:
-            raw = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no answer within {timeout:g} s") from None
-        assert raw, "the server closed its output"
-        return strict_json(raw.decode("utf-8"))
-
-    def answers(self, count: int) -> dict:
-        """The next `count` answers, by id ("-" for an answer without one)."""
-        found = {}
-        for _ in range(count):
-            answer = self.answer()
-            found[answer.get("id", "-")] = answer
-        return found
-
-    def finish(self, within: float = 15) -> list[dict]:
-        """Close stdin; every line the server still writes, once it has exited (within `within` seconds)."""
-        self.process.stdin.close()
-        try:
-            self.process.wait(within)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError(f"the server did not exit within {within:g} s of EOF") from None
-        rest = []
-        while (raw := self.lines.get(timeout=10)) != b"":
-            rest.append(strict_json(raw.decode("utf-8")))
-        assert self.process.returncode == 0
-        return rest
-
-
 @pytest.mark.parametrize(
     "hostile",
     [b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"n":' + b"9" * 5000 + b"}}", b'{"jsonrpc":"2.0","id":"\\udfff","method":"ping"}', b"[" * 100_000],
@@ -183,7 +90,7 @@ class Server:
 )
 def test_a_hostile_line_read_by_the_thread_that_took_over_reading_does_not_stop_the_reading(tmp_path, hostile):
     """A slow call keeps the first reader busy, so the watchdog hands reading to a new thread, which meets the line."""
-    server = Server(tmp_path)
+    server = GatedServer(tmp_path)
     server.write(call(1, "wait_for", path=str(tmp_path / "gate")))
     time.sleep(0.2)  # the slow call has started, and reading has moved on
     server.write(hostile + b"\n" + call(2, "quick"))
@@ -197,7 +104,7 @@ def test_a_hostile_line_read_by_the_thread_that_took_over_reading_does_not_stop_
 
 def test_answers_that_cannot_be_written_become_errors_and_never_use_up_the_workers(tmp_path):
     """While a slow call holds the reader, every other call runs on a worker; 20 unwritable answers kill none of them."""
-    server = Server(tmp_path)
+    server = GatedServer(tmp_path)
     server.write(call("slow", "wait_for", path=str(tmp_path / "gate")))
     time.sleep(0.2)
     server.write(b"".join(call(n, "half_a_character") for n in range(20)) + call("quick", "quick"))
@@ -239,7 +146,7 @@ def test_eof_while_a_legacy_confirmation_waits_for_the_client_ends_the_process_a
 
 def test_eof_ends_the_process_after_the_grace_even_if_a_call_never_returns_and_that_call_still_gets_an_answer(tmp_path):
     """The call runs on the thread that read it; the process must not wait for it beyond the 5 s grace."""
-    server = Server(tmp_path)
+    server = GatedServer(tmp_path)
     server.write(call(1, "wait_for", path=str(tmp_path / "never")))  # runs 20 s
     time.sleep(0.2)
     started = time.monotonic()
