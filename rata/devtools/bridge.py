@@ -91,7 +91,7 @@ class DevBridge:
     # --- methods ---
 
     def do_windows(self) -> list[dict[str, Any]]:
-        return [_info(info) for info in self.host.windows()]
+        return self.host.windows()
 
     def do_snapshot(self, window: str = "main") -> dict[str, Any]:
         return self._snapshot(self._window(window), window)
@@ -187,8 +187,8 @@ class DevBridge:
         info = window.info()
         return {
             "window": label,
-            "title": snap.get("title") or info.title,
-            "route": info.route,
+            "title": snap.get("title") or info["title"],
+            "route": info["route"],
             "text": snap.get("text", ""),
             "lines": snap.get("lines", 0),
             "truncated_lines": snap.get("truncatedLines", 0),
@@ -224,10 +224,6 @@ class DevBridge:
     def _last_seq(self) -> int:
         calls = list(self.host.calls)
         return calls[-1].seq if calls else 0
-
-
-def _info(info: Any) -> dict[str, Any]:
-    return {"label": info.label, "title": info.title, "route": info.route, "width": info.width, "height": info.height, "shown": info.visible}
 
 
 def _call_line(record: Any) -> str:

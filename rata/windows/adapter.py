@@ -18,7 +18,7 @@ The frontend runtime (``rata.invoke``, ``rata.live``, channels) is built on thos
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from rata._record import Record
 
@@ -43,16 +43,15 @@ class WindowSpec(Record):
         self.visible = visible
 
 
-class WindowInfo(Record):
-    """What `app_windows` shows of one window."""
+class WindowInfo(TypedDict):
+    """One window of the debug build."""
 
-    __slots__ = ("label", "title", "route", "width", "height", "visible")
     label: str
     title: str
     route: str
     width: int
     height: int
-    visible: bool
+    shown: bool
 
 
 class Window(Protocol):

@@ -287,7 +287,8 @@ class ChromiumWindow:
         route = url[len(self.origin) :] or "/" if url.startswith(self.origin) else url
         if title == url or title == url.removeprefix("http://"):
             title = self.spec.title  # Chromium shows the URL as the title of a page that has none
-        return WindowInfo(self.label, title, route, self.spec.width, self.spec.height, self.spec.visible and not self._closed)
+        shown = self.spec.visible and not self._closed
+        return WindowInfo(label=self.label, title=title, route=route, width=self.spec.width, height=self.spec.height, shown=shown)
 
     def close(self) -> None:
         """Close the page (idempotent)."""

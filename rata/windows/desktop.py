@@ -213,7 +213,7 @@ class DesktopWindow:
             url = self.pywindow.get_current_url() if self.pywindow.events.loaded.is_set() else None
             if url and self.pywindow.real_url and url.startswith(self._origin()):
                 route = "/" + url[len(self._origin()) :].lstrip("/")
-        return WindowInfo(label=self.label, title=title, route=route, width=width, height=height, visible=self._spec.visible and not self._closed.is_set())
+        return WindowInfo(label=self.label, title=title, route=route, width=width, height=height, shown=self._spec.visible and not self._closed.is_set())
 
     def close(self) -> None:
         if not self._closed.is_set():

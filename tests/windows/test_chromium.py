@@ -179,7 +179,7 @@ def test_a_screenshot_of_a_scrolled_page_shows_what_is_in_view(backend: Chromium
 def test_info_tells_title_route_size_and_visibility(window: ChromiumWindow):
     window.navigate("/customers/12")
     info = window.info()
-    assert (info.label, info.title, info.route, info.width, info.height, info.visible) == ("main", "Test app", "/customers/12", 800, 600, True)
+    assert info == {"label": "main", "title": "Test app", "route": "/customers/12", "width": 800, "height": 600, "shown": True}
 
 
 def test_a_closed_window_refuses_calls_and_closing_twice_is_fine(window: ChromiumWindow, backend: ChromiumBackend):
@@ -188,7 +188,7 @@ def test_a_closed_window_refuses_calls_and_closing_twice_is_fine(window: Chromiu
     assert backend.windows() == []
     with pytest.raises(WindowError, match="Window 'main' is closed"):
         window.eval_json("1")
-    assert window.info().visible is False
+    assert window.info()["shown"] is False
 
 
 def test_two_windows_cannot_share_a_label(window: ChromiumWindow, backend: ChromiumBackend, frontend: Frontend):

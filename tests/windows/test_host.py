@@ -320,7 +320,7 @@ def test_a_slow_command_holds_up_neither_its_window_nor_another(host, page):
 
 def test_windows_lists_each_open_window_and_an_unknown_label_names_them(host, page):
     host.open(WindowSpec("second", title="Second"))
-    assert [(w.label, w.route) for w in host.windows()] == [("main", "/"), ("second", "/")]
+    assert [(w["label"], w["route"]) for w in host.windows()] == [("main", "/"), ("second", "/")]
     with pytest.raises(WindowError) as unknown:
         host.window("third")
     assert unknown.value.hint == "Open windows: main, second."

@@ -44,7 +44,7 @@ def test_run_windows_shows_the_apps_main_window_until_sigterm(crm_app):
                 while window.eval_json("document.getElementById('summary').textContent") != "No customers yet.":
                     assert time.monotonic() < deadline, "the list never loaded"
                     time.sleep(0.05)
-                seen["windows"] = [(info.label, info.title) for info in host.windows()]
+                seen["windows"] = [(info["label"], info["title"]) for info in host.windows()]
             finally:
                 os.kill(os.getpid(), signal.SIGTERM)  # what a service manager sends
 
