@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -12,6 +12,9 @@ from rata.cli.console import console, edge, safe, write_raw
 from rata.cli.options import AppOption
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError, DriftError, RataError
+
+if TYPE_CHECKING:
+    from rata.mcp.inspection import Inspection
 
 app = typer.Typer(help="The app's MCP server: inspect what agents see.", no_args_is_help=True)
 
@@ -76,12 +79,9 @@ def inspect(
         raise LintFailed(f"Lint found {len(result.errors)} error(s).", hint="Fix them, or run without --strict.")
 
 
-def _unknown_tool(name: str, result: object) -> ConfigError:
+def _unknown_tool(name: str, result: Inspection) -> ConfigError:
     import difflib
 
-    from rata.mcp.inspection import Inspection
-
-    assert isinstance(result, Inspection)
     names = [t["name"] for t in result.surface["tools"]]
     hidden = dict(result.hidden)
     if name in hidden:
