@@ -31,18 +31,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 """What a command (tool) name is made of, 1 to 128 of them."""
 _ATTR = "__rata_command__"
+Presenter = Callable[[Any], dict[str, Any]]
+"""Shows a command's result as a ``tools/call`` result of its own (text, an image): ``value -> result``."""
 
 
 class CommandOptions(Record):
     """What `@command(...)` was given."""
 
-    __slots__ = ("can", "live", "read_only", "name", "confirm_message")
-    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None}
+    __slots__ = ("can", "live", "read_only", "name", "confirm_message", "present")
+    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None, "present": None}
     can: str | None
     live: bool
     read_only: bool
     name: str | None
     confirm_message: str | Callable[..., str] | None
+    present: Presenter | None
 
 
 @overload
@@ -55,6 +58,7 @@ def command(
     read_only: bool = False,
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
+    present: Presenter | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -67,6 +71,7 @@ def command(
     read_only: bool = False,
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
+    present: Presenter | None = None,
 ) -> Any:
     """Mark a function as a rata command.
 
@@ -79,8 +84,10 @@ def command(
         confirm_message: What the user is asked when an agent's call needs confirmation: a
             format string over the arguments (``"Delete customer #{id}?"``) or a function
             ``(ctx, **args) -> str``. Default: the description and the arguments.
+        present: How an agent sees the result, ``value -> tools/call result`` (text, an image),
+            instead of structured JSON; the tool then lists no outputSchema.
     """
-    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message)
+    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present)
 
     def mark(function: F) -> F:
         if not callable(function):
@@ -110,8 +117,8 @@ class ParamSpec(Record):
 class CommandSpec(Record):
     """Everything rata knows about one command."""
 
-    __slots__ = ("name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message")
-    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None}
+    __slots__ = ("name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message", "present")
+    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None, "present": None}
     name: str
     fn: Callable[..., Any]
     can: str | None
@@ -123,6 +130,7 @@ class CommandSpec(Record):
     ctx_param: str | None
     is_async: bool
     confirm_message: str | Callable[..., str] | None
+    present: Presenter | None
 
     @property
     def returns_nothing(self) -> bool:
@@ -207,4 +215,5 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
         ctx_param=ctx_param,
         is_async=inspect.iscoroutinefunction(fn),
         confirm_message=options.confirm_message,
+        present=options.present,
     )

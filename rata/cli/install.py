@@ -50,7 +50,12 @@ def install(
 
     target = lib.get_client(client)
     loaded = load_app(app_spec)
-    tools = _dev_tool_names() if dev else lib.app_tool_names(loaded)
+    if dev:
+        from rata.mcp_dev.tools import tool_names
+
+        tools = tool_names()
+    else:
+        tools = lib.app_tool_names(loaded)
     plan = lib.plan_install(target, loaded, tools, name=name, dev=dev, spec=app_spec)
     if write:
         project = lib.current_project(Path.cwd())
@@ -79,12 +84,6 @@ def install(
     _print_snippet(plan.snippet, plan.client.syntax, raw=raw)
     if not raw:
         _render_details(plan)
-
-
-def _dev_tool_names() -> list[str]:
-    from rata.mcp_dev.tools import TOOLS
-
-    return [fn.__name__ for fn in TOOLS]
 
 
 def _print_snippet(snippet: str, syntax: str, *, raw: bool) -> None:

@@ -27,7 +27,6 @@ class AppServer:
         *,
         send: Callable[[bytes], None],
         catalog: Catalog | None = None,
-        presenters: dict[str, Callable[[Any], dict[str, Any]]] | None = None,
         server: Server | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -37,8 +36,8 @@ class AppServer:
         app (`rata.mcp.running`); by default this server's own."""
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
-        self.presenters = presenters or {}
-        """Tools whose result is shown as content of their own (`value -> result`), not as structured JSON; they list no outputSchema."""
+        self.presenters = {name: spec.present for name, spec in app.specs.items() if spec.present is not None}
+        """Tools whose result is shown as content of their own (`@command(present=...)`), not as structured JSON; they list no outputSchema."""
         if self.presenters:
             self.catalog = _without_output_schemas(self.catalog, self.presenters)
         self.tools = {tool["name"]: tool for tool in self.catalog.tools}

@@ -15,9 +15,7 @@ from rata.mcp_dev.tools import dev_app
 
 
 def dev_server(app_spec: str | None, cwd: Path, send) -> AppServer:  # noqa: ANN001 - a transport's write function
-    from rata.mcp_dev.windows import PRESENTERS
-
-    return AppServer(dev_app(Target(app_spec, cwd)), send=send, presenters=PRESENTERS)
+    return AppServer(dev_app(Target(app_spec, cwd)), send=send)
 
 
 def serve_dev(app_spec: str | None = None, cwd: Path | None = None) -> int:

@@ -4,6 +4,12 @@ Every tool is read-only (``readOnlyHint``) and bounded, and says what is missing
 failing: no database yet, no logs yet, no docs. They look at the *target* app, the project
 the coding agent works on (`rata.mcp_dev.target.Target`), never at this app's own folder.
 The schemas agents see come from rata's own codegen, like any app's.
+
+Adding a dev tool is one command declaration: an ``@command(can=ABILITY, read_only=True)``
+function here (or ``windows.ABILITY`` in `rata.mcp_dev.windows`). The server lists what the
+modules declare (`dev_commands`), its instructions name every tool (`instructions`), a result
+shown as text or a picture says so where it is declared (``@command(present=...)``), and
+`rata mcp install --dev` lints every name (`tool_names`).
 """
 
 from __future__ import annotations
@@ -11,12 +17,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any, Literal, TypedDict
 
 from rata import __version__
 from rata.app import App, Mcp
-from rata.command import command
+from rata.command import CommandSpec, command, command_options
 from rata.context import Ctx
 from rata.errors import RataError
 from rata.mcp_dev import database, logreader
@@ -25,14 +33,6 @@ from rata.mcp_dev.target import Target
 from rata.typemodel import Field, JsonValue
 
 ABILITY = "dev.read"
-INSTRUCTIONS = (
-    "Tools for the rata app in this project: where things are and versions (app_info), its commands and agent grants (list_commands), "
-    "database schema and read-only SQL (database_schema, database_query), migrations (migration_status), "
-    "logs (last_error, read_log_entries), and the project's and rata's docs (search_docs); none of these changes anything. "
-    "When the developer runs the debug build (`rata dev`), you can also see and use its windows: "
-    "app_windows, window_snapshot, window_screenshot, app_calls, and window_act, which acts as the developer would, with their data. "
-    "Use them instead of asking the developer."
-)
 Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
@@ -486,16 +486,49 @@ def _index(ctx: Ctx) -> DocsIndex:
     return cache[key]
 
 
-TOOLS = (app_info, database_schema, database_query, migration_status, last_error, read_log_entries, list_commands, search_docs)
+def declared(module: ModuleType) -> list[Callable[..., Any]]:
+    """The commands `module` declares, in the order it declares them."""
+    return [value for value in list(vars(module).values()) if callable(value) and command_options(value) is not None]
+
+
+def dev_commands() -> list[Callable[..., Any]]:
+    """Every dev tool: the commands of this module, then those of `rata.mcp_dev.windows`."""
+    from rata.mcp_dev import windows
+
+    return declared(sys.modules[__name__]) + declared(windows)
+
+
+def instructions(specs: Iterable[CommandSpec]) -> str:
+    """The server's instructions, naming every tool in `specs` by what it may do (its ability)."""
+    from rata.mcp_dev import windows
+
+    specs = list(specs)
+    reads = [spec.name for spec in specs if spec.can == ABILITY]
+    sees = [spec.name for spec in specs if spec.can == windows.ABILITY]
+    acts = [spec.name for spec in specs if spec.can == windows.ACT_ABILITY]
+    act = f"{' and '.join(acts)}, which {'acts' if len(acts) == 1 else 'act'} as the developer would, with their data"
+    return (
+        f"Tools for the rata app in this project, none of which changes anything: {_listed(reads)}. "
+        f"When the developer runs the debug build (`rata dev`), you can also see and use its windows: {', '.join(sees)}, and {act}. "
+        "Use them instead of asking the developer."
+    )
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def dev_app(target_project: Target) -> App:
-    """The dev server's own app: these tools, all granted, no rate limit."""
+    """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit."""
     from rata.mcp_dev import windows
 
     app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
-    app.commands(*TOOLS, *windows.TOOLS)
-    app.mcp(Mcp(instructions=INSTRUCTIONS).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None))
+    app.commands(*dev_commands())
+    app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None))
     app.target = target_project  # type: ignore[attr-defined]
     return app
 
+
+def tool_names() -> list[str]:
+    """The name of every dev tool, as `rata mcp dev` lists them (for `rata mcp install --dev`'s lint)."""
+    return list(dev_app(Target(None, Path.cwd())).specs)

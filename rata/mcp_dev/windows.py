@@ -4,7 +4,8 @@ The debug build (`rata dev`) serves its windows on the dev endpoint (``RATA-DEV/
 socket in the app's folder, challenge-response on the install token; see rata.devtools.bridge).
 Each tool connects, asks, and shows the answer. Without a running debug build every tool
 answers, as a tool result, that none is running and how to start one; the other dev tools
-work as before.
+work as before. A tool whose answer reads better as text or a picture than as JSON says so
+where it is declared (``@command(present=...)``).
 
 The agent acts as the developer would, in their dev build, with their data: a click on
 "Delete" deletes. Snapshots and pictures go to the agent and nowhere else (not to disk, not
@@ -20,6 +21,7 @@ from rata.command import command
 from rata.context import Ctx
 from rata.errors import RataError
 from rata.typemodel import Field, JsonValue
+from rata.windows.adapter import WindowInfo
 
 ABILITY = "dev.windows"
 ACT_ABILITY = "dev.act"
@@ -62,24 +64,24 @@ def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
     return answer["result"]
 
 
-class WindowRow(TypedDict):
-    """One window of the debug build."""
+def present_text(value: Any) -> dict[str, Any]:
+    """The result as one text block (a snapshot reads better as text than as a JSON string)."""
+    return {"content": [{"type": "text", "text": value}]}
 
-    label: str
-    title: str
-    route: str
-    width: int
-    height: int
-    shown: bool
+
+def present_screenshot(value: Any) -> dict[str, Any]:
+    """The picture as an image block, with its size as a caption."""
+    caption = f"window {value['window']}: {value['width']}x{value['height']} px"
+    return {"content": [{"type": "image", "data": value["png"], "mimeType": "image/png"}, {"type": "text", "text": caption}]}
 
 
 @command(can=ABILITY, read_only=True)
-def app_windows(ctx: Ctx) -> list[WindowRow]:
+def app_windows(ctx: Ctx) -> list[WindowInfo]:
     """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
-    return [WindowRow(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
+    return [WindowInfo(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, present=present_text)
 def window_snapshot(ctx: Ctx, window: str = "main") -> str:
     """A window of the developer's running debug build, with their data, as they see it: its route, then its
     accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
@@ -92,7 +94,7 @@ def window_snapshot(ctx: Ctx, window: str = "main") -> str:
     return format_snapshot(_bridge(ctx, "snapshot", window=window))
 
 
-@command(can=ACT_ABILITY)
+@command(can=ACT_ABILITY, present=present_text)
 def window_act(
     ctx: Ctx,
     action: Action,
@@ -136,7 +138,7 @@ class Screenshot(TypedDict):
     png: str
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, present=present_screenshot)
 def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
     """A picture of a window of the developer's running debug build as rendered (PNG, at most 1280 CSS pixels wide),
     to see layout and styling that a snapshot cannot show.
@@ -181,15 +183,3 @@ def format_snapshot(snap: dict[str, Any]) -> str:
         parts += ["", "showing (live queries, newest first):", *(f"- {line}" for line in showing)]
     return "\n".join(parts) + "\n"
 
-
-def present_text(value: Any) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": value}]}
-
-
-def present_screenshot(value: Any) -> dict[str, Any]:
-    caption = f"window {value['window']}: {value['width']}x{value['height']} px"
-    return {"content": [{"type": "image", "data": value["png"], "mimeType": "image/png"}, {"type": "text", "text": caption}]}
-
-
-TOOLS = (app_windows, window_snapshot, window_act, window_screenshot, app_calls)
-PRESENTERS = {"window_snapshot": present_text, "window_act": present_text, "window_screenshot": present_screenshot}

@@ -153,3 +153,11 @@ def test_the_printed_dev_config_starts_rata_mcp_dev(rata, migrated, tmp_path, cl
     assert (cwd == str(CRM)) if client == "codex" else (argv[-2:] == ["--app", str(CRM)])
     tools = tools_list(argv, env, cwd, tmp_path)
     assert {"database_query", "app_info", "search_docs"} <= set(tools)
+
+
+def test_install_dev_lints_the_window_tools_too(rata):
+    # Claude Code shows mcp__<name>__<tool>, 64 characters at most: with a 41-character name
+    # read_log_entries is exactly 64 and window_screenshot one more.
+    result = rata("mcp", "install", "--client", "claude-code", "--dev", "--name", "x" * 41, "--app", str(CRM))
+    assert result.exit_code == 0
+    assert "window_screenshot" in result.stderr and "read_log_entries" not in result.stderr

@@ -34,8 +34,8 @@ PAGE = ROOT / "docs" / "mcp-dev.md"
 EXAMPLES = ROOT / "docs" / "examples" / "mcp_dev"
 CRM = ROOT / "examples" / "crm"
 VENV_BIN = Path(sys.executable).parent
-TOOL_NAMES = sorted(spec.__name__ for spec in tools.TOOLS)
-WINDOW_TOOL_NAMES = sorted(spec.__name__ for spec in windows.TOOLS)
+TOOL_NAMES = sorted(fn.__name__ for fn in tools.declared(tools))
+WINDOW_TOOL_NAMES = sorted(fn.__name__ for fn in tools.declared(windows))
 
 # Laravel Boost 2.5.5 (tagged 2026-08-19; main as of 2026-08-21): the tools its MCP server
 # registers, and the ones it removed in 2.3.0, as the page's table names them.
@@ -544,3 +544,11 @@ def test_the_boost_table() -> None:
         if spans(row[0]) and spans(row[0])[0] in BOOST_REMOVED_IN_2_3:
             assert "2.3.0" in row[2], row
     assert "version 2.5.5 (tagged 2026-08-19)" in flat(page())
+
+
+def test_adding_a_dev_tool_is_one_declaration_and_the_page_names_what_exists() -> None:
+    text = flat(section("## Adding a dev tool"))
+    assert "one command declaration" in text
+    named = re.findall(r"`tools\.(\w+)`", text)
+    assert named and all(callable(getattr(tools, name)) for name in named), named
+    assert (ROOT / "tests" / "mcp_dev" / "test_tools.py").is_file() and "tests/mcp_dev/test_tools.py" in text
