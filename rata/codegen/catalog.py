@@ -85,7 +85,8 @@ def build_catalog(app: App) -> Catalog:
         )
         if access is None:
             continue
-        tools.append(_tool(spec, description, input_schema, output_schema, access))
+        # a tool whose result is shown as content of its own (`@command(present=...)`) has no structured result to describe
+        tools.append(_tool(spec, description, input_schema, output_schema if spec.present is None else None, access))
         if spec.live and not spec.has_required_params and access != CONFIRM:
             resources.append(
                 {

@@ -38,8 +38,6 @@ class AppServer:
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.presenters = {name: spec.present for name, spec in app.specs.items() if spec.present is not None}
         """Tools whose result is shown as content of their own (`@command(present=...)`), not as structured JSON; they list no outputSchema."""
-        if self.presenters:
-            self.catalog = _without_output_schemas(self.catalog, self.presenters)
         self.tools = {tool["name"]: tool for tool in self.catalog.tools}
         self.access = {name: app.agent_access(app.specs[name]) for name in self.tools}
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
@@ -103,9 +101,3 @@ class AppServer:
             "tools": {"modern": self.tools_for("modern"), "legacy": self.tools_for("legacy")},
             "resources": self.resources_for("modern"),
         }
-
-
-def _without_output_schemas(catalog: Catalog, names: dict[str, Any]) -> Catalog:
-    """A copy of `catalog` whose tools in `names` have no outputSchema (their results carry no structuredContent)."""
-    tools = [{k: v for k, v in tool.items() if k != "outputSchema"} if tool["name"] in names else tool for tool in catalog.tools]
-    return Catalog(catalog.app, tools, catalog.resources, catalog.commands, catalog.grants)
