@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rata.mcp.clients import CLIENTS
+from rata.install.clients import CLIENTS
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "install.md"
 
@@ -50,7 +50,8 @@ def test_every_user_file_is_in_the_table():
 
 
 def test_the_limits_the_page_states_are_the_code_s():
-    from rata.mcp import install_file, jsonc
+    from rata.install import files as install_file
+    from rata.install import jsonc
 
     text = " ".join(PAGE.read_text(encoding="utf-8").split())
     assert f"larger than {install_file.MAX_BYTES // (1024 * 1024)} MiB" in text
