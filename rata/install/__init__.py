@@ -15,6 +15,6 @@ To add a client, add one `Client` row to `clients.CLIENTS`: its key, title, `For
 files and project file, the key its servers live under, its entry's `Shape` (the common
 ``command``/``args``/``env`` one unless it differs), and, if it has them, its add command and
 install link. `--client` and its help, `--list`, the snippet, `--write`, the add command and the
-link all follow from the row, with no edit anywhere else (`tests/install/test_clients.py::
+link all follow from the row, with no edit anywhere else (`tests/cli/test_mcp_install.py::
 test_a_new_client_row_reaches_every_part_of_rata_mcp_install` proves it).
 """

@@ -59,3 +59,11 @@ def test_the_limits_the_page_states_are_the_code_s():
     assert "waits at most 10 seconds" in text and install_file.LOCK_TIMEOUT == 10
     assert "`RATA_INSTALL_LOCK_TIMEOUT`" in text and "`..mcp.json.lock`" in text
     assert "--replace" in text and "`***`" in text
+
+
+def test_the_test_that_adds_a_client_row_is_the_one_the_page_names():
+    text = PAGE.read_text(encoding="utf-8")
+    for path, name in re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text):
+        source = (PAGE.parents[1] / path).read_text(encoding="utf-8")
+        assert f"def {name}(" in source, (path, name)
+    assert "test_a_new_client_row_reaches_every_part_of_rata_mcp_install" in text
