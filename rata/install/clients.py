@@ -27,11 +27,11 @@ row says where a file is only believed to be right.
 
 from __future__ import annotations
 
-import base64
 import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
 from typing import Any
 from urllib.parse import quote
 
@@ -248,8 +248,14 @@ def _kiro_add(client: Client, name: str, launch: Launch) -> str | None:
     return shlex.join(["kiro-cli", "mcp", "add", "--name", name, "--scope", "global", "--command", launch.command, *joined, *_env_flags("--env", launch.env)])
 
 
+def _base64(text: str) -> str:
+    import base64  # only for a link: `rata --help` builds --client's help from this module
+
+    return base64.b64encode(text.encode()).decode()
+
+
 def _cursor_link(client: Client, name: str, launch: Launch) -> str:
-    config = base64.b64encode(_compact(client.entry(name, launch)).encode()).decode()
+    config = _base64(_compact(client.entry(name, launch)))
     return f"cursor://anysphere.cursor-deeplink/mcp/install?name={quote(name, safe='')}&config={quote(config, safe='=')}"
 
 
@@ -263,7 +269,7 @@ def _kiro_link(client: Client, name: str, launch: Launch) -> str:
 
 
 def _lmstudio_link(client: Client, name: str, launch: Launch) -> str:
-    config = base64.b64encode(_compact(client.entry(name, launch)).encode()).decode()
+    config = _base64(_compact(client.entry(name, launch)))
     return f"lmstudio://add_mcp?name={quote(name, safe='')}&config={quote(config, safe='')}"
 
 

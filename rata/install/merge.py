@@ -17,8 +17,6 @@ from rata.install.clients import Client
 from rata.install.files import EntryExistsError, WriteRefusedError
 from rata.install.formats import JSON, JSONC, TOML, Format
 
-# --- merging text ------------------------------------------------------------------------------
-
 ENV_KEYS = ("env", "environment", "envs")
 MAX_DIFF_LINES = 80
 MAX_DIFF_WIDTH = 240
