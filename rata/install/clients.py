@@ -31,7 +31,6 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
 from typing import Any
 from urllib.parse import quote
 
