@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "rata"
-LAYERS = {"cli": 4, "mcp_dev": 3, "testing": 3, "running": 3, "devtools": 3, "mcp": 2, "windows": 1, "codegen": 1}
+LAYERS = {"cli": 4, "mcp_dev": 3, "testing": 3, "running": 3, "devtools": 3, "mcp": 2, "install": 2, "windows": 1, "codegen": 1}
 
 
 def layer_of(module: str) -> int:

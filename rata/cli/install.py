@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from rata.cli.console import console, edge, safe, write_raw
 from rata.cli.options import AppOption
 from rata.errors import ConfigError
+from rata.install.clients import client_help
+
+if TYPE_CHECKING:  # the library is imported when the command runs, not when `rata --help` starts
+    from rata.install.plan import Plan, WriteResult
 
 
 @edge
 def install(
-    client: Optional[str] = typer.Option(None, "--client", "-c", help="The MCP client: claude, claude-code, cursor, vscode, codex, gemini, ... (see --list).", show_default=False),
+    client: Optional[str] = typer.Option(None, "--client", "-c", help=client_help(), show_default=False),
     app_spec: Optional[str] = AppOption,
     name: Optional[str] = typer.Option(None, "--name", help="The server's key in the client's config. Default: the app's name (rata with --dev).", show_default=False),
     dev: bool = typer.Option(False, "--dev", help="Register `rata mcp dev` (the read-only dev server for coding agents) instead of the app."),
@@ -33,7 +37,8 @@ def install(
     as_json: bool = typer.Option(False, "--json", help="Print everything as JSON."),
 ) -> None:
     """Print an MCP client's config for the app's server, or merge it into the project's file with --write."""
-    from rata.mcp import install as lib
+    from rata.install import plan as lib
+    from rata.install.files import EntryExistsError, WriteRefusedError
 
     if list_clients:
         rows = lib.client_table()
@@ -61,12 +66,12 @@ def install(
         project = lib.current_project(Path.cwd())
         try:
             result = lib.write_plan(plan, project, replace=replace)
-        except lib.EntryExistsError as error:
+        except EntryExistsError as error:
             _print_diff(error.diff)
             raise
-        except lib.WriteRefusedError:
+        except WriteRefusedError:
             if not as_json:
-                _print_snippet(plan.snippet, plan.client.syntax, raw=raw)
+                _print_snippet(plan.snippet, plan.client.format.lexer, raw=raw)
             raise
         if as_json:
             written = {"path": str(result.path), "status": result.status, "target": str(result.target) if result.target else None, "kept": list(result.kept)}
@@ -81,19 +86,18 @@ def install(
         err = console(stderr=True)
         what = "`rata mcp dev`" if dev else f"the {loaded.app.name} app's MCP server"
         err.print(safe(f"{plan.client.title}: {what}, as {plan.name!r} under {plan.client.server_key!r} ({plan.client.syntax}):", "info"))
-    _print_snippet(plan.snippet, plan.client.syntax, raw=raw)
+    _print_snippet(plan.snippet, plan.client.format.lexer, raw=raw)
     if not raw:
         _render_details(plan)
 
 
-def _print_snippet(snippet: str, syntax: str, *, raw: bool) -> None:
+def _print_snippet(snippet: str, lexer: str, *, raw: bool) -> None:
     out = console()
     if raw or not out.is_terminal or out.no_color:
         write_raw(snippet)
         return
     from rich.syntax import Syntax
 
-    lexer = {"jsonc": "json"}.get(syntax, syntax)
     out.print(Syntax(snippet.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True))
 
 
@@ -104,10 +108,7 @@ def _print_diff(diff: str) -> None:
         err.print(safe(line, None if line.startswith(("+++", "---")) else styles.get(line[:1])))
 
 
-def _render_details(plan: object) -> None:
-    from rata.mcp.install import Plan
-
-    assert isinstance(plan, Plan)
+def _render_details(plan: Plan) -> None:
     err = console(stderr=True)
     err.print(safe("Where it goes:", "name"))
     width = max(len(os_name) for _, os_name, _ in plan.files)
@@ -131,10 +132,9 @@ def _render_details(plan: object) -> None:
         err.print(safe(f"warning: {warning}", "warning"))
 
 
-def _render_written(plan: object, result: object) -> None:
-    from rata.mcp.install import UNCHANGED, Plan, WriteResult
+def _render_written(plan: Plan, result: WriteResult) -> None:
+    from rata.install.plan import UNCHANGED
 
-    assert isinstance(plan, Plan) and isinstance(result, WriteResult)
     out = console()
     through = f" (through the link to {result.target})" if result.target else ""
     if result.status == UNCHANGED:

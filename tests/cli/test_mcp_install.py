@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -12,6 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rata.install import clients
+from rata.install.clients import ALL, Client, Launch
+from rata.install.formats import JSON
 from rata.mcp import wire
 from tests.conftest import CRM
 
@@ -161,3 +165,49 @@ def test_install_dev_lints_the_window_tools_too(rata):
     result = rata("mcp", "install", "--client", "claude-code", "--dev", "--name", "x" * 41, "--app", str(CRM))
     assert result.exit_code == 0
     assert "window_screenshot" in result.stderr and "read_log_entries" not in result.stderr
+
+
+# --- a new client is one row ---------------------------------------------------------------------
+
+
+def _fake_add(client: Client, name: str, launch: Launch) -> str:
+    return shlex.join(["fake", "mcp", "add", name, "--", launch.command, *launch.argv(False)])
+
+
+FAKE = Client("fake", "Fake Client", JSON, ((ALL, "~/.fake/servers.json"),), ".fake/servers.json", server_key="fakeServers", add=_fake_add)
+
+
+def test_a_new_client_row_reaches_every_part_of_rata_mcp_install(rata, monkeypatch, tmp_path):
+    monkeypatch.setattr(clients, "CLIENTS", (*clients.CLIENTS, FAKE))
+    shown = rata("mcp", "install", "--client", "fake", "--app", str(CRM))
+    assert shown.exit_code == 0, shown.output
+    snippet = json.loads(shown.stdout)
+    assert snippet["fakeServers"]["crm"]["args"] == ["--mcp"]
+    assert "Fake Client: the crm app's MCP server, as 'crm' under 'fakeServers' (json):" in shown.stderr
+    assert f"fake mcp add crm -- {snippet['fakeServers']['crm']['command']} --mcp" in shown.stderr
+    assert ".fake/servers.json" in shown.stderr and "~/.fake/servers.json" in shown.stderr
+
+    (tmp_path / "pyproject.toml").write_text("")
+    written = rata("mcp", "install", "--client", "fake", "--app", str(CRM), "--write", cwd=tmp_path)
+    assert written.exit_code == 0 and "Created" in written.stdout and "Fake Client" in written.stdout
+    assert json.loads((tmp_path / ".fake" / "servers.json").read_text()) == snippet
+
+    listed = rata("mcp", "install", "--list")
+    assert "Fake Client" in listed.stdout and ".fake/servers.json" in listed.stdout
+    row = next(r for r in json.loads(rata("mcp", "install", "--list", "--json").stdout) if r["client"] == "fake")
+    assert row["key"] == "fakeServers" and row["write"] == "merges into .fake/servers.json"
+
+
+@pytest.mark.subprocess
+def test_the_client_option_s_help_is_written_from_the_rows(tmp_path):
+    """`--help` is built when the command line is imported, so the row is added first, as a row in the table would be."""
+    code = (
+        "from rata.install import clients, formats; "
+        "clients.CLIENTS += (clients.Client('fakeclient', 'Fake Client', formats.JSON, ()),); "
+        "from rata.cli.main import main; main()"
+    )
+    env = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1", "TERM": "dumb"}
+    done = subprocess.run([sys.executable, "-c", code, "mcp", "install", "--help"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    help_line = next(line for line in done.stdout.splitlines() if "--client" in line)
+    assert ", ".join(c.key for c in clients.CLIENTS) + ", fakeclient (see --list)." in help_line

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rata.mcp import jsonc
+from rata.install import jsonc
 from tests.conftest import CRM, subprocess_env
 
 pytestmark = pytest.mark.subprocess

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rata.mcp.clients import CLIENTS
+from rata.install.clients import CLIENTS
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "install.md"
 
@@ -50,7 +50,8 @@ def test_every_user_file_is_in_the_table():
 
 
 def test_the_limits_the_page_states_are_the_code_s():
-    from rata.mcp import install_file, jsonc
+    from rata.install import files as install_file
+    from rata.install import jsonc
 
     text = " ".join(PAGE.read_text(encoding="utf-8").split())
     assert f"larger than {install_file.MAX_BYTES // (1024 * 1024)} MiB" in text
@@ -58,3 +59,11 @@ def test_the_limits_the_page_states_are_the_code_s():
     assert "waits at most 10 seconds" in text and install_file.LOCK_TIMEOUT == 10
     assert "`RATA_INSTALL_LOCK_TIMEOUT`" in text and "`..mcp.json.lock`" in text
     assert "--replace" in text and "`***`" in text
+
+
+def test_the_test_that_adds_a_client_row_is_the_one_the_page_names():
+    text = PAGE.read_text(encoding="utf-8")
+    for path, name in re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text):
+        source = (PAGE.parents[1] / path).read_text(encoding="utf-8")
+        assert f"def {name}(" in source, (path, name)
+    assert "test_a_new_client_row_reaches_every_part_of_rata_mcp_install" in text

@@ -20,8 +20,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rata.mcp import install, jsonc
-from rata.mcp.clients import dump_yaml, find_client
+from rata.install import jsonc
+from rata.install import merge as install
+from rata.install.clients import find_client
+from rata.install.formats import dump_yaml
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_-]{0,9}", fullmatch=True)
 TEXT = st.text(st.characters(codec="utf-8"), max_size=12)  # no lone surrogates: no file can hold one raw

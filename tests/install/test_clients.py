@@ -11,8 +11,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 import yaml
 
-from rata.mcp import clients
-from rata.mcp.clients import CLIENTS, Launch
+from rata.install import clients
+from rata.install.clients import CLIENTS, Launch
+from rata.install.formats import dump_yaml
 
 # The reference's running example: `/usr/local/bin/crm --mcp` with RATA_ENV=dev.
 CRM = Launch("/usr/local/bin/crm", ("--mcp",), {"RATA_ENV": "dev"})
@@ -55,7 +56,7 @@ PARSERS = {"json": json.loads, "jsonc": json.loads, "toml": tomllib.loads, "yaml
 
 
 def snippet(client: clients.Client, launch: Launch = CRM, name: str = "crm") -> str:
-    return clients.render(client, clients.document(client, name, clients.entry(client, name, launch)))
+    return client.render(client.document(name, client.entry(name, launch)))
 
 
 def test_the_table_covers_every_client_of_the_brief():
@@ -107,15 +108,15 @@ def test_project_files_are_the_reference_ones():
 
 def test_a_working_folder_goes_in_the_cwd_field_or_becomes_app_arguments():
     dev = Launch("/venv/bin/rata", ("mcp", "dev"), {}, cwd="/home/me/crm", cwd_args=("--app", "/home/me/crm"))
-    assert clients.entry(clients.find_client("codex"), "rata", dev) == {"command": "/venv/bin/rata", "args": ["mcp", "dev"], "cwd": "/home/me/crm"}
-    assert clients.entry(clients.find_client("warp"), "rata", dev)["working_directory"] == "/home/me/crm"
-    assert clients.entry(clients.find_client("opencode"), "rata", dev)["cwd"] == "/home/me/crm"
-    claude = clients.entry(clients.find_client("claude-code"), "rata", dev)
+    assert clients.find_client("codex").entry("rata", dev) == {"command": "/venv/bin/rata", "args": ["mcp", "dev"], "cwd": "/home/me/crm"}
+    assert clients.find_client("warp").entry("rata", dev)["working_directory"] == "/home/me/crm"
+    assert clients.find_client("opencode").entry("rata", dev)["cwd"] == "/home/me/crm"
+    claude = clients.find_client("claude-code").entry("rata", dev)
     assert claude["args"] == ["mcp", "dev", "--app", "/home/me/crm"] and "cwd" not in claude
 
 
 def test_no_env_means_no_env_key():
-    entry = clients.entry(clients.find_client("claude"), "crm", Launch("/bin/crm", ("--mcp",)))
+    entry = clients.find_client("claude").entry("crm", Launch("/bin/crm", ("--mcp",)))
     assert entry == {"command": "/bin/crm", "args": ["--mcp"]}
 
 
@@ -123,7 +124,7 @@ def test_no_env_means_no_env_key():
 
 
 def test_cursor_link_is_base64_of_the_entry():
-    link = clients.install_link(clients.find_client("cursor"), "crm", CRM)
+    link = clients.find_client("cursor").install_link("crm", CRM)
     assert link == (
         "cursor://anysphere.cursor-deeplink/mcp/install?name=crm&config="
         "eyJ0eXBlIjoic3RkaW8iLCJjb21tYW5kIjoiL3Vzci9sb2NhbC9iaW4vY3JtIiwiYXJncyI6WyItLW1jcCJdLCJlbnYiOnsiUkFUQV9FTlYiOiJkZXYifX0="
@@ -133,7 +134,7 @@ def test_cursor_link_is_base64_of_the_entry():
 
 
 def test_vscode_link_is_the_url_encoded_json_with_name():
-    link = clients.install_link(clients.find_client("vscode"), "crm", CRM)
+    link = clients.find_client("vscode").install_link("crm", CRM)
     assert link == (
         "vscode:mcp/install?%7B%22name%22%3A%22crm%22%2C%22type%22%3A%22stdio%22%2C%22command%22%3A%22%2Fusr%2Flocal%2Fbin%2Fcrm%22"
         "%2C%22args%22%3A%5B%22--mcp%22%5D%2C%22env%22%3A%7B%22RATA_ENV%22%3A%22dev%22%7D%7D"
@@ -142,10 +143,10 @@ def test_vscode_link_is_the_url_encoded_json_with_name():
 
 
 def test_kiro_and_lmstudio_links():
-    assert clients.install_link(clients.find_client("kiro"), "crm", CRM) == (
+    assert clients.find_client("kiro").install_link("crm", CRM) == (
         "https://kiro.dev/launch/mcp/add?name=crm&config=%7B%22command%22%3A%22%2Fusr%2Flocal%2Fbin%2Fcrm%22%2C%22args%22%3A%5B%22--mcp%22%5D%2C%22env%22%3A%7B%22RATA_ENV%22%3A%22dev%22%7D%7D"
     )
-    assert clients.install_link(clients.find_client("lmstudio"), "crm", CRM) == (
+    assert clients.find_client("lmstudio").install_link("crm", CRM) == (
         "lmstudio://add_mcp?name=crm&config=eyJjb21tYW5kIjoiL3Vzci9sb2NhbC9iaW4vY3JtIiwiYXJncyI6WyItLW1jcCJdLCJlbnYiOnsiUkFUQV9FTlYiOiJkZXYifX0%3D"
     )
 
@@ -162,19 +163,19 @@ def test_kiro_and_lmstudio_links():
     ],
 )
 def test_add_commands_match_the_reference(key, command):
-    assert clients.add_command(clients.find_client(key), "crm", CRM) == command
+    assert clients.find_client(key).add_command("crm", CRM) == command
 
 
 def test_clients_without_an_add_command_or_link_get_none():
     for key in ("claude", "zed", "junie", "continue", "warp"):
         client = clients.find_client(key)
-        assert clients.add_command(client, "crm", CRM) is None and clients.install_link(client, "crm", CRM) is None
-    assert clients.add_command(clients.find_client("cline"), "crm", CRM) is None  # it cannot pass env
-    assert clients.add_command(clients.find_client("cline"), "crm", Launch("/bin/crm", ("--mcp",))) == "cline mcp add crm --yes -- /bin/crm --mcp"
+        assert client.add_command("crm", CRM) is None and client.install_link("crm", CRM) is None
+    assert clients.find_client("cline").add_command("crm", CRM) is None  # it cannot pass env
+    assert clients.find_client("cline").add_command("crm", Launch("/bin/crm", ("--mcp",))) == "cline mcp add crm --yes -- /bin/crm --mcp"
 
 
 def test_add_commands_quote_paths_with_spaces():
-    command = clients.add_command(clients.find_client("codex"), "crm", Launch("/Users/A B/.venv/bin/crm", ("--mcp",)))
+    command = clients.find_client("codex").add_command("crm", Launch("/Users/A B/.venv/bin/crm", ("--mcp",)))
     assert shlex.split(command)[-2:] == ["/Users/A B/.venv/bin/crm", "--mcp"]
 
 
@@ -183,16 +184,16 @@ def test_add_commands_quote_paths_with_spaces():
 
 @pytest.mark.parametrize("text", ["yes", "No", "null", "~", "-", "1.0", "0.0.1", "a: b", "#x", "C:\\Program Files\\x", "@foo", "--mcp", "", "é", "x'y\"z", "- a"])
 def test_yaml_scalars_round_trip(text):
-    assert yaml.safe_load(clients.dump_yaml({"k": text, "l": [text], text or "e": 1})) == {"k": text, "l": [text], text or "e": 1}
+    assert yaml.safe_load(dump_yaml({"k": text, "l": [text], text or "e": 1})) == {"k": text, "l": [text], text or "e": 1}
 
 
 def test_yaml_nested_lists_of_mappings_round_trip():
     value = {"a": [{"b": [1, 2], "c": {"d": True}}, {"e": []}], "f": {}}
-    assert yaml.safe_load(clients.dump_yaml(value)) == value
+    assert yaml.safe_load(dump_yaml(value)) == value
 
 
 def test_visible_tool_names():
     vscode = clients.find_client("vscode")
-    assert clients.visible_tool_name(vscode, "VeryLongServerName", "t") == "mcp_verylongserve_t"
-    assert clients.visible_tool_name(clients.find_client("cursor"), "crm", "find") == "crmfind"
-    assert clients.visible_tool_name(clients.find_client("kiro"), "crm", "find") is None
+    assert vscode.visible_tool_name("VeryLongServerName", "t") == "mcp_verylongserve_t"
+    assert clients.find_client("cursor").visible_tool_name("crm", "find") == "crmfind"
+    assert clients.find_client("kiro").visible_tool_name("crm", "find") is None

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rata.install import jsonc, merge
+from rata.install import plan as install
+from rata.install.clients import find_client
 from rata.loader import load_app
-from rata.mcp import install, jsonc
-from rata.mcp.clients import find_client
 from tests.conftest import CRM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,7 +240,7 @@ def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
     kiro = find_client("kiro")
     ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
     existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
-    merged, kept = install.merge_entry(kiro, existing, ours)
+    merged, kept = merge.merge_entry(kiro, existing, ours)
     assert merged == {**existing, "command": "/new", "args": ["--mcp"], "env": {"API_KEY": "k", "RATA_HOME": "/h"}}
     assert set(kept) == {"timeout", "env.API_KEY", "disabled", "autoApprove"}
 
@@ -248,7 +249,7 @@ def test_a_different_entry_is_refused_and_the_file_is_left(crm, tmp_path):
     path = tmp_path / ".mcp.json"
     original = '{"mcpServers": {"crm": {"command": "/mine", "env": {"TOKEN": "t0ps3cret"}}}}'
     path.write_text(original)
-    with pytest.raises(install.EntryExistsError) as refused:
+    with pytest.raises(merge.EntryExistsError) as refused:
         write("claude-code", crm, tmp_path)
     assert '-    "command": "/mine",' in refused.value.diff and "t0ps3cret" not in refused.value.diff
     assert path.read_text() == original
@@ -258,7 +259,7 @@ def test_a_different_continue_file_is_refused_and_replace_replaces_it(crm, tmp_p
     path = tmp_path / ".continue" / "mcpServers" / "crm.yaml"
     path.parent.mkdir(parents=True)
     path.write_text("name: crm\n# mine\n")
-    with pytest.raises(install.EntryExistsError):
+    with pytest.raises(merge.EntryExistsError):
         write("continue", crm, tmp_path)
     assert path.read_text() == "name: crm\n# mine\n"
     assert write("continue", crm, tmp_path, replace=True).status == install.UPDATED
@@ -306,8 +307,8 @@ def test_the_diff_of_a_huge_entry_is_bounded_and_quick(crm, tmp_path):
     path = tmp_path / ".mcp.json"
     path.write_text(json.dumps({"mcpServers": {"crm": {"command": "x" * 100_000, "args": [str(i) for i in range(100_000)]}}}, indent=2))
     started = time.monotonic()
-    with pytest.raises(install.EntryExistsError) as refused:
+    with pytest.raises(merge.EntryExistsError) as refused:
         write("claude-code", crm, tmp_path)
     assert time.monotonic() - started < 10
     lines = refused.value.diff.splitlines()
-    assert len(lines) <= install.MAX_DIFF_LINES + 1 and max(map(len, lines)) < install.MAX_DIFF_WIDTH + 40
+    assert len(lines) <= merge.MAX_DIFF_LINES + 1 and max(map(len, lines)) < merge.MAX_DIFF_WIDTH + 40

@@ -1,4 +1,4 @@
-"""`rata.mcp.install_file`: one config file edited under a lock, through links, atomically."""
+"""`rata.install.files`: one config file edited under a lock, through links, atomically."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from rata.mcp import install_file
+from rata.install import files as install_file
 
 
 def test_a_file_changed_by_another_program_during_the_merge_is_merged_again(tmp_path):
