@@ -1,4 +1,4 @@
-"""The dual-era MCP server core: classify each message, route it through one method table, answer once.
+"""The dual-era MCP server core: classify each message, route it through one method table (`rata.mcp.methods`), answer once.
 
     server = Server(info, methods, send=transport.send)
     server.receive(line)          # for each line read; never raises
