@@ -5,8 +5,8 @@ A row of `METHODS` says all the server knows about a method: the eras it exists 
 the loaded app, whether it may block (then it runs on a worker thread) and its handler,
 ``handler(server, call) -> result``. What a handler needs of its server is a small
 `typing.Protocol` beside it in its module (`lifecycle.Described`, `listing.Offer`,
-`resources.Readable`, `tools.ToolHost`, `subscriptions.Subscribed`), not a concrete class: an app's server (`rata.mcp.app_server`)
-serves every row, and the server that answers from the app's manifest while the app loads
+`resources.Readable`, `tools.ToolHost`, `subscriptions.Subscribed`), not a concrete class:
+an app's server (`rata.mcp.app_server`) serves every row, and the server that answers from the app's manifest while the app loads
 (`rata.mcp.loading`) serves the rows that do not need the app and holds the others until it
 is loaded, so a method means the same before and after. A row without a handler is a method
 the core answers itself (``initialize``) or that is not served; it still has its eras, so a
@@ -15,14 +15,17 @@ request for it in an era it does not exist in hears so.
 How a result is shaped is a property of the protocol version a call speaks, a row of
 `VERSIONS` (`Version`): its era, whether results carry the 2026-07-28 envelope
 (``resultType`` and ``_meta`` server info), the result keys it does not have, and the
-features it has. The server shapes every method's result from that row (`Server.shape`);
-handlers read ``call.version`` for what differs, never compare version strings.
+features it has. The server shapes every method's result from that row (`Server.shape`), and
+a handler reads what differs from ``call.version`` (a feature, an error code), not from the
+version string. (Two era branches remain in `tools`: a non-object result wrapped under
+``result`` for 2025-11-25, and confirmation asked mid-call there, by a retry in 2026-07-28.)
 
 To add a method: write its handler in the module of its family (a function
 ``handler(server: <the protocol of what it needs>, call: Call) -> dict``) and add its row here.
 Nothing else changes: both servers build their dispatch dicts from this table
 (`tests/mcp/test_methods.py::test_a_new_row_and_handler_are_served_in_its_eras_and_refused_in_others`).
-To add a protocol version: add its row to `VERSIONS`.
+To add a protocol version: add its row to `VERSIONS`, and accept it where it is negotiated
+(`wire.MODERN_VERSIONS` for the envelope, `Server._initialize` for the handshake).
 """
 
 from __future__ import annotations
