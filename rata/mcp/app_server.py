@@ -7,19 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
 from rata.codegen.sanitize import clean_info, clean_instructions
-from rata.mcp.methods import OFFER, SHAPES, resources, subscriptions, tools
+from rata.mcp.methods import METHODS, subscriptions
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
 from rata.ratelimit import Limiter
 
+if TYPE_CHECKING:
+    from rata.mcp.confirm import Confirmer
+
 
 class AppServer:
-    """Everything the method handlers of one app's server share."""
+    """Everything the method handlers of one app's server share: it serves every row of `rata.mcp.methods.METHODS`
+    (it satisfies each handler module's protocol: `lifecycle.Described`, `listing.Offer`, `resources.Readable`,
+    `tools.ToolHost`, `subscriptions.Subscribed`)."""
 
     def __init__(
         self,
@@ -45,7 +50,7 @@ class AppServer:
         mcp = app.mcp_config
         self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
         self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
-        self._confirmer: Any = None
+        self._confirmer: Confirmer | None = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
         self.subscriptions = subscriptions.Subscriptions(self)
@@ -62,18 +67,10 @@ class AppServer:
         self.server.on_close.append(self.subscriptions.close)
 
     def _methods(self) -> dict[str, Method]:
-        handlers: dict[str, Callable[[AppServer, Any], dict[str, Any]]] = {
-            **OFFER,
-            "tools/call": tools.call_tool,
-            "resources/read": resources.read_resource,
-            "subscriptions/listen": subscriptions.listen,
-            "resources/subscribe": subscriptions.subscribe,
-            "resources/unsubscribe": subscriptions.unsubscribe,
-        }
-        return {name: Method(partial(handler, self), *SHAPES[name]) for name, handler in handlers.items()}
+        return {name: Method(partial(row.resolve(), self), row.eras, row.blocking) for name, row in METHODS.items() if row.handler is not None}
 
     @property
-    def confirmer(self) -> Any:
+    def confirmer(self) -> Confirmer:
         """Signs and checks confirmation states; made on first use (most sessions never confirm anything)."""
         if self._confirmer is None:
             from rata.mcp.confirm import NONCES_FILE, Confirmer

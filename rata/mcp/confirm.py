@@ -29,6 +29,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rata.mcp import wire
@@ -61,7 +62,7 @@ def args_digest(tool: str, arguments: dict[str, Any]) -> str:
 class Confirmer:
     """Issues and checks signed request states; `nonces` is the path of the used-nonce store (None: this process only)."""
 
-    def __init__(self, token: str, clock: Any = time.time, nonces: str | None = None) -> None:
+    def __init__(self, token: str, clock: Callable[[], float] = time.time, nonces: str | None = None) -> None:
         self._key = hashlib.sha256(b"rata-confirm-v1:" + token.encode("utf-8")).digest()
         self._clock = clock
         self._used = UsedNonces(nonces, clock)
@@ -71,7 +72,7 @@ class Confirmer:
         body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
         return f"{body}.{self._sign(body)}"
 
-    def check(self, state: Any, tool: str, arguments: dict[str, Any]) -> None:
+    def check(self, state: object, tool: str, arguments: dict[str, Any]) -> None:
         """Raise -32602 unless `state` was issued by this app for this very call, has not expired, and was never checked before.
 
         A state that passes is used up: a second check of it fails, in any process of the app.
@@ -105,7 +106,7 @@ class Confirmer:
 class UsedNonces:
     """The nonces of request states already checked, until they expire: in `path` (SQLite), or in memory when it is None."""
 
-    def __init__(self, path: str | None, clock: Any = time.time) -> None:
+    def __init__(self, path: str | None, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self._clock = clock
         self._memory: dict[str, int] = {}
@@ -155,7 +156,7 @@ def elicitation(message: str) -> dict[str, Any]:
     return {"mode": "form", "message": message, "requestedSchema": REQUESTED_SCHEMA}
 
 
-def accepted(answer: Any) -> bool | None:
+def accepted(answer: object) -> bool | None:
     """True for an accept, False for anything else the user answered, None when `answer` is no elicitation result at all.
 
     Only ``{"action": "accept", "content": {"confirm": true}}`` with a JSON boolean ``true`` is an

@@ -23,7 +23,7 @@ from functools import partial
 
 from rata.logs import LazyLogger
 from rata.mcp import wire
-from rata.mcp.methods import OFFER, SHAPES
+from rata.mcp.methods import METHODS
 from rata.mcp.server import DEFERRED, Method, Server
 from rata.mcp.wire import McpError
 
@@ -44,7 +44,10 @@ LOADING_SWITCH_INTERVAL_S = 0.0005
 
 
 class LoadingServer:
-    """The server, answering from the manifest until the app it loads on a thread takes it over."""
+    """The server, answering from the manifest until the app it loads on a thread takes it over.
+
+    It serves the rows of `rata.mcp.methods.METHODS` that do not need the app itself (it satisfies
+    `lifecycle.Described` and `listing.Offer`) and holds the others until the app is loaded."""
 
     def __init__(self, manifest: Manifest, load: Callable[[], App], *, send: Callable[[bytes], None]) -> None:
         offer = manifest.offer
@@ -76,9 +79,10 @@ class LoadingServer:
 
     def _methods(self) -> dict[str, Method]:
         methods = {}
-        for name, (eras, blocking) in SHAPES.items():
-            handler = partial(OFFER[name], self) if name in OFFER else partial(self._when_loaded, name)
-            methods[name] = Method(handler, eras, blocking)
+        for name, row in METHODS.items():
+            if row.handler is not None:
+                handler = partial(self._when_loaded, name) if row.needs_app else partial(row.resolve(), self)
+                methods[name] = Method(handler, row.eras, row.blocking)
         return methods
 
     # --- everything else waits for the app ---

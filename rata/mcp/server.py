@@ -1,4 +1,4 @@
-"""The dual-era MCP server core: classify each message, route it through one method table, answer once.
+"""The dual-era MCP server core: classify each message, route it through one method table (`rata.mcp.methods`), answer once.
 
     server = Server(info, methods, send=transport.send)
     server.receive(line)          # for each line read; never raises
@@ -28,11 +28,12 @@ import itertools
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from rata._record import Record
 from rata.logs import LazyLogger
 from rata.mcp import wire
+from rata.mcp.methods import METHODS, VERSIONS, Version
 from rata.mcp.wire import McpError
 
 log = LazyLogger("rata.mcp")
@@ -41,7 +42,7 @@ Handler = Callable[["Call"], dict[str, Any]]
 
 
 class Method(Record):
-    """A row of the method table: the handler, the eras it exists in, and whether it may block."""
+    """A method as one server serves it: a row of `rata.mcp.methods.METHODS` with its handler bound to that server."""
 
     __slots__ = ("handler", "eras", "blocking")
     _defaults: ClassVar[dict[str, Any]] = {"eras": frozenset({"modern", "legacy"}), "blocking": False}
@@ -50,17 +51,30 @@ class Method(Record):
     blocking: bool
 
 
+class Relay(Protocol):
+    """A transport that can hand its reading to another thread (`rata.mcp.stdio.Relay`)."""
+
+    def busy(self) -> bool: ...
+
+    def run_here(self, call: Callable[[], None]) -> bool: ...
+
+    def wait_for_calls(self, timeout: float) -> None: ...
+
+
 class Call:
-    """One request being served."""
+    """One request being served, in the protocol version (`rata.mcp.methods.Version`) it speaks."""
 
-    __slots__ = ("server", "id", "method", "params", "era", "capabilities", "client", "cancelled")
+    __slots__ = ("server", "id", "method", "params", "version", "era", "capabilities", "client", "cancelled")
 
-    def __init__(self, server: Server, id: Any, method: str, params: dict[str, Any], era: str, capabilities: dict[str, Any], client: dict[str, Any] | None) -> None:
+    def __init__(
+        self, server: Server, id: Any, method: str, params: dict[str, Any], version: Version, capabilities: dict[str, Any], client: dict[str, Any] | None
+    ) -> None:
         self.server = server
         self.id = id
         self.method = method
         self.params = params
-        self.era = era
+        self.version = version
+        self.era = version.era
         self.capabilities = capabilities
         self.client = client
         self.cancelled = False  # set by notifications/cancelled; a flag is enough (nothing waits on it)
@@ -71,7 +85,9 @@ class Call:
         return name if isinstance(name, str) and name else "unknown"
 
     def can_elicit(self, mode: str = "form") -> bool:
-        """Whether the client declared elicitation in this mode (``{}`` means form only)."""
+        """Whether the client declared elicitation in this mode (``{}`` means form only), in a version that has it."""
+        if "elicitation" not in self.version.features:
+            return False
         elicitation = self.capabilities.get("elicitation")
         if not isinstance(elicitation, dict):
             return False
@@ -122,6 +138,8 @@ class Server:
         self.initialized = False
         self.legacy_capabilities: dict[str, Any] = {}
         self.legacy_client: dict[str, Any] | None = None
+        self.legacy_version: Version = VERSIONS[wire.LEGACY]
+        """The version the ``initialize`` handshake settled on (``ping`` before it is answered in this one)."""
         self._active: dict[tuple[str, Any], Call] = {}
         self._pending: dict[str, tuple[threading.Event, list[Any]]] = {}
         self._lock = threading.Lock()
@@ -136,7 +154,7 @@ class Server:
         self.on_cancel: list[Callable[[Any], bool]] = []
         """Hooks for cancels of things that are not running calls (listen streams); return True if handled."""
         self.on_close: list[Callable[[], None]] = []
-        self.relay: Any = None
+        self.relay: Relay | None = None
         """The transport's `rata.mcp.stdio.Relay`, if it can hand its reading to another thread: then a
         blocking call that finds no other running is run on the thread that read it."""
 
@@ -264,18 +282,16 @@ class Server:
             self.send(wire.error_response(incoming.id, raise_to))
             return
         try:
-            capabilities, client = _check_envelope(meta)
-            if incoming.method in wire.REMOVED_IN_MODERN:
-                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)} does not exist in {wire.MODERN}")
+            version, capabilities, client = _check_envelope(meta)
             method = self.methods.get(incoming.method)
             if method is None or "modern" not in method.eras:
-                raise McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)}")
+                raise _not_found(incoming.method, "modern")
         except McpError as error:
             self.send(wire.error_response(incoming.id, error))
             return
         if incoming.method != "server/discover":
             self.era = "modern"
-        call = Call(self, incoming.id, incoming.method, params, "modern", capabilities, client)
+        call = Call(self, incoming.id, incoming.method, params, version, capabilities, client)
         self._start(call, method)
 
     def _legacy(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
@@ -288,9 +304,9 @@ class Server:
             self.send(wire.error_response(incoming.id, error))
             return
         if method is None or "legacy" not in method.eras:
-            self.send(wire.error_response(incoming.id, McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(incoming.method)}")))
+            self.send(wire.error_response(incoming.id, _not_found(incoming.method, "legacy")))
             return
-        call = Call(self, incoming.id, incoming.method, params, "legacy", self.legacy_capabilities, self.legacy_client)
+        call = Call(self, incoming.id, incoming.method, params, self.legacy_version, self.legacy_capabilities, self.legacy_client)
         self._start(call, method)
 
     def _initialize(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
@@ -310,7 +326,8 @@ class Server:
         self.legacy_capabilities = capabilities
         self.legacy_client = client
         # One handshake version is served, whatever was asked (2026-07-28 included): the newest.
-        result: dict[str, Any] = {"protocolVersion": wire.LEGACY, "capabilities": self.capabilities, "serverInfo": self.info}
+        self.legacy_version = VERSIONS[wire.LEGACY]
+        result: dict[str, Any] = {"protocolVersion": self.legacy_version.name, "capabilities": self.capabilities, "serverInfo": self.info}
         if self.instructions:
             result["instructions"] = self.instructions
         self.send(wire.response(incoming.id, result))
@@ -384,7 +401,7 @@ class Server:
         answer: dict[str, Any] | None
         try:
             result = self.methods[call.method].handler(call)
-            answer = None if result is DEFERRED else wire.response(call.id, self.shape(result, call.era))
+            answer = None if result is DEFERRED else wire.response(call.id, self.shape(result, call.version))
         except McpError as error:
             answer = wire.error_response(call.id, error)
         except Exception:  # noqa: BLE001 - a handler fault must not take the server down
@@ -397,16 +414,17 @@ class Server:
             return  # the client cancelled (nothing more is sent for it), or the handler answers later (a listen stream)
         self.send(answer)
 
-    def shape(self, result: dict[str, Any], era: str) -> dict[str, Any]:
-        """A result as this era wants it: modern gets resultType and serverInfo; legacy loses 2026-only keys."""
-        if era == "modern":
+    def shape(self, result: dict[str, Any], version: Version) -> dict[str, Any]:
+        """A result as `version` has it: with the 2026-07-28 envelope (resultType and serverInfo) if it has one, without the keys it drops."""
+        if version.envelope:
             shaped = dict(result)
             shaped.setdefault("resultType", "complete")
             meta = dict(shaped.get("_meta") or {})
             meta[wire.META_SERVER] = self.info
             shaped["_meta"] = meta
             return shaped
-        return {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
+        drops = version.drops
+        return {k: v for k, v in result.items() if k not in drops}
 
     def request_client(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send a server->client request (2025-11-25 only) and wait for the answer.
@@ -513,8 +531,16 @@ def _client_error(error: Any) -> McpError:
     return McpError(code, _shown(message) if isinstance(message, str) and message else "the client answered with an error")
 
 
-def _check_envelope(meta: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Validate the 2026-07-28 per-request envelope; return (client capabilities, client info)."""
+def _not_found(method: Any, era: str) -> McpError:
+    """-32601 for `method`, saying so when it is a method of the other era only (`rata.mcp.methods.METHODS`)."""
+    row = METHODS.get(method) if isinstance(method, str) else None
+    if era == "modern" and row is not None and "modern" not in row.eras:
+        return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(method)} does not exist in {wire.MODERN}")
+    return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(method)}")
+
+
+def _check_envelope(meta: dict[str, Any] | None) -> tuple[Version, dict[str, Any], dict[str, Any] | None]:
+    """Validate the 2026-07-28 per-request envelope; return (protocol version, client capabilities, client info)."""
     if meta is None:
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing; 2026-07-28 requests carry {wire.META_VERSION} and {wire.META_CAPABILITIES}")
     missing = [key for key in (wire.META_VERSION, wire.META_CAPABILITIES) if key not in meta]
@@ -530,4 +556,4 @@ def _check_envelope(meta: dict[str, Any] | None) -> tuple[dict[str, Any], dict[s
     if level is not None and level not in wire.LOG_LEVELS:
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: {wire.META_LOG_LEVEL} must be one of {', '.join(wire.LOG_LEVELS)}")
     client = meta.get(wire.META_CLIENT)
-    return capabilities, client if isinstance(client, dict) else None
+    return VERSIONS[version], capabilities, client if isinstance(client, dict) else None

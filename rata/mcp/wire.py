@@ -38,12 +38,6 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest accepted message line; a longer one is answered with -32600 and skipped."""
 
-# Methods that exist only before 2026-07-28: an enveloped request for one gets -32601.
-REMOVED_IN_MODERN = frozenset(
-    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "notifications/initialized"}
-)
-
-
 class McpError(Exception):
     """A JSON-RPC error to send back: code, message, optional data."""
 

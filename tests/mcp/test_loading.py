@@ -209,3 +209,25 @@ def test_loading_gives_the_answering_thread_the_interpreter_back_quickly_then_re
         while sys.getswitchinterval() != before and time.monotonic() < deadline:
             time.sleep(0.01)
         assert sys.getswitchinterval() == before
+
+
+def test_a_new_row_is_served_while_loading_if_it_needs_no_app_and_after_loading_if_it_does(crm, recorded, monkeypatch):
+    from rata.mcp.methods import BOTH, METHODS, Row
+
+    def count_tools(ctx, call):
+        return {"count": len(ctx.tools_for(call.era)), "loaded": ctx.__class__.__name__}
+
+    monkeypatch.setitem(METHODS, "tools/count", Row(BOTH, handler=count_tools))
+    monkeypatch.setitem(METHODS, "tools/count-loaded", Row(BOTH, needs_app=True, blocking=True, handler=count_tools))
+    gate = Gate(crm)
+    client, loading = connect(recorded, gate)
+    with client:
+        assert client.request("tools/count")["loaded"] == "LoadingServer"  # the loading server satisfies the handler's protocol
+        assert not loading.wait(0)
+        thread, box = in_background(lambda: client.request("tools/count-loaded"))
+        time.sleep(0.05)
+        assert not box  # it waits for the app
+        gate.open()
+        thread.join(10)
+        assert box[0]["loaded"] == "AppServer"
+        assert box[0]["count"] == len(recorded.offer["tools"]["modern"])

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rata.mcp import wire
 
 if TYPE_CHECKING:
-    from rata.mcp.app_server import AppServer
     from rata.mcp.server import Call
 
 DISCOVER_TTL_MS = 3_600_000
 
 
-def discover(ctx: AppServer, call: Call) -> dict[str, Any]:
+class Described(Protocol):
+    """What a server says of itself: its capabilities and its instructions (an app's server, or one loading it)."""
+
+    capabilities: dict[str, Any]
+    instructions: str
+
+
+def discover(ctx: Described, call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {"supportedVersions": list(wire.MODERN_VERSIONS), "capabilities": ctx.capabilities}
     if ctx.instructions:
         result["instructions"] = ctx.instructions
@@ -22,5 +28,5 @@ def discover(ctx: AppServer, call: Call) -> dict[str, Any]:
     return result
 
 
-def ping(ctx: AppServer, call: Call) -> dict[str, Any]:
+def ping(ctx: object, call: Call) -> dict[str, Any]:
     return {}

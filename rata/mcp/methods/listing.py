@@ -1,6 +1,6 @@
 """``tools/list``, ``resources/list``, ``resources/templates/list``: what the server offers.
 
-These answer from lists made once, so they work the same over an app that is loaded
+These answer from lists made once (`Offer`), so they work the same over an app that is loaded
 (`rata.mcp.app_server.AppServer`) and over its manifest while the app's code is still loading
 (`rata.mcp.loading`). They import nothing of the app model.
 """

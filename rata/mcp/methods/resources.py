@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rata.dispatch import CommandRequest, Origin
 from rata.logs import LazyLogger
@@ -11,24 +11,31 @@ from rata.mcp import wire
 from rata.mcp.wire import McpError
 
 if TYPE_CHECKING:
-    from rata.mcp.app_server import AppServer
+    from rata.app import App
+    from rata.mcp.methods import Version
     from rata.mcp.server import Call
 
 log = LazyLogger("rata.mcp")
 
 
-def not_found(uri: Any, era: str) -> McpError:
-    code = wire.INVALID_PARAMS if era == "modern" else wire.RESOURCE_NOT_FOUND_LEGACY
-    return McpError(code, "Resource not found", {"uri": uri})
+class Readable(Protocol):
+    """What ``resources/read`` needs: the app, and its resources by URI."""
+
+    app: App
+    resources: dict[str, dict[str, Any]]
 
 
-def read_resource(ctx: AppServer, call: Call) -> dict[str, Any]:
+def not_found(uri: Any, version: Version) -> McpError:
+    return McpError(version.resource_not_found, "Resource not found", {"uri": uri})
+
+
+def read_resource(ctx: Readable, call: Call) -> dict[str, Any]:
     uri = call.params.get("uri")
     if not isinstance(uri, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
     resource = ctx.resources.get(uri)
     if resource is None:
-        raise not_found(uri, call.era)
+        raise not_found(uri, call.version)
     try:
         value = ctx.app.dispatch(CommandRequest(resource["name"], {}, Origin.agent(call.client_name)))
     except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log

@@ -11,24 +11,34 @@ nothing more is sent for it after that.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rata.mcp import wire
+from rata.mcp.methods import VERSIONS
 from rata.mcp.methods.resources import not_found
 from rata.mcp.server import DEFERRED
 from rata.mcp.wire import McpError
 
 if TYPE_CHECKING:
-    from rata.mcp.app_server import AppServer
-    from rata.mcp.server import Call
+    from rata.app import App
+    from rata.mcp.server import Call, Server
 
 MAX_LISTENS = 1024
+
+
+class Subscribed(Protocol):
+    """What the subscription methods need: the app (its live registry), its resources, the open subscriptions and the server that notifies."""
+
+    app: App
+    resources: dict[str, dict[str, Any]]
+    subscriptions: Subscriptions
+    server: Server
 
 
 class Subscriptions:
     """Open listen streams and legacy subscriptions; notified by the app's live registry."""
 
-    def __init__(self, ctx: AppServer) -> None:
+    def __init__(self, ctx: Subscribed) -> None:
         self.ctx = ctx
         self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str], frozenset[str]]] = {}
         """(listen id, subscribed URIs, lists whose changes it asked for: "tools", "resources")"""
@@ -41,7 +51,7 @@ class Subscriptions:
             listens = list(self.listens.values())
             self.listens.clear()
         for listen_id, _, _ in listens:
-            self.ctx.server.send(wire.response(listen_id, self.ctx.server.shape({"_meta": {wire.META_SUBSCRIPTION: listen_id}}, "modern")))
+            self.ctx.server.send(wire.response(listen_id, self.ctx.server.shape({"_meta": {wire.META_SUBSCRIPTION: listen_id}}, VERSIONS[wire.MODERN])))
 
     def cancel(self, request_id: Any) -> bool:
         with self._lock:
@@ -89,7 +99,7 @@ LIST_CHANGED = {"tools": "notifications/tools/list_changed", "resources": "notif
 LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources"}
 
 
-def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
+def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
     wanted = call.params.get("notifications")
     if not isinstance(wanted, dict):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "notifications" (an object) is required')
@@ -114,18 +124,18 @@ def listen(ctx: AppServer, call: Call) -> dict[str, Any]:
     return DEFERRED
 
 
-def subscribe(ctx: AppServer, call: Call) -> dict[str, Any]:
+def subscribe(ctx: Subscribed, call: Call) -> dict[str, Any]:
     uri = call.params.get("uri")
     if not isinstance(uri, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
     if uri not in ctx.resources:
-        raise not_found(uri, call.era)
+        raise not_found(uri, call.version)
     with ctx.subscriptions._lock:
         ctx.subscriptions.legacy.add(uri)
     return {}
 
 
-def unsubscribe(ctx: AppServer, call: Call) -> dict[str, Any]:
+def unsubscribe(ctx: Subscribed, call: Call) -> dict[str, Any]:
     uri = call.params.get("uri")
     if not isinstance(uri, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rata.app import CONFIRM
 from rata.context import Ctx
@@ -24,9 +24,13 @@ from rata.mcp.wire import McpError
 from rata.validation import ValidationErrors
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rata.app import App
     from rata.command import CommandSpec
-    from rata.mcp.app_server import AppServer
+    from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
+    from rata.ratelimit import Limiter
 
 log = LazyLogger("rata.mcp")
 _TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), without a new encoder per call
@@ -38,7 +42,20 @@ if _C_ENCODER is not None:  # the encoder _TEXT makes on every call, made once (
         return "".join(_TEXT_PARTS(value, 0))
 
 
-def call_tool(ctx: AppServer, call: Call) -> dict[str, Any]:
+class ToolHost(Protocol):
+    """What ``tools/call`` needs: the app, its tools and their access, presenters, rate limits and confirmations."""
+
+    app: App
+    tools: dict[str, dict[str, Any]]
+    access: dict[str, str | None]
+    presenters: dict[str, Callable[[Any], dict[str, Any]]]
+    limiter: Limiter
+
+    @property
+    def confirmer(self) -> Confirmer: ...
+
+
+def call_tool(ctx: ToolHost, call: Call) -> dict[str, Any]:
     name = call.params.get("name")
     if not isinstance(name, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "name" must be a string')
@@ -62,7 +79,7 @@ def call_tool(ctx: AppServer, call: Call) -> dict[str, Any]:
             _report(ctx, client, name, outcome, started)
 
 
-def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str) -> tuple[dict[str, Any], str]:
+def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str) -> tuple[dict[str, Any], str]:
     wait = ctx.limiter.take(spec.name) if ctx.limiter.limit is not None else 0.0
     if wait > 0:
         limit = ctx.limiter.limit
@@ -97,7 +114,7 @@ def _call(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, An
     return ok_result(value, ctx.tools[spec.name], call.era), "ok"
 
 
-def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
+def _confirm(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
     """True or False once the user answered; an input_required result while asking (modern)."""
     from rata.mcp import confirm
 
@@ -134,7 +151,7 @@ def _confirm(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str,
     }
 
 
-def confirmation_message(ctx: AppServer, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
+def confirmation_message(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:
     """What the user reads before allowing a call: the app's `confirm_message`, or the default.
 
     The agent chose the argument values, so the user must see them as they will run: in the
@@ -208,7 +225,7 @@ def _message(error: BaseException) -> str:
     return text if text else type(error).__name__
 
 
-def _report(ctx: AppServer, client: str, tool: str, outcome: str, started: float) -> None:
+def _report(ctx: ToolHost, client: str, tool: str, outcome: str, started: float) -> None:
     duration_ms = round((time.perf_counter() - started) * 1000, 3)
     ok = outcome == "ok"
     log_info("rata.mcp", "tool call", {"tool": tool, "client": client, "outcome": outcome, "duration_ms": duration_ms})
