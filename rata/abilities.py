@@ -10,38 +10,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
+from rata._record import Record
 from rata.errors import ConfigError
 
 _SEGMENT = re.compile(r"^(\*|[A-Za-z0-9_-]+)$")
 
 
-class AbilityPattern:
-    """A grant pattern and its compiled form; immutable, equal to another with the same text.
-
-    (A slotted class rather than a frozen dataclass: grants are built at every app start.)
-    """
+class AbilityPattern(Record):
+    """A grant pattern and its compiled form; equal to another with the same text (its regex follows from it)."""
 
     __slots__ = ("text", "regex")
     text: str
     regex: re.Pattern[str]
-
-    def __init__(self, text: str, regex: re.Pattern[str]) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "regex", regex)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        return self.text == other.text if other.__class__ is self.__class__ else NotImplemented  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((self.text,))
-
-    def __repr__(self) -> str:
-        return f"AbilityPattern(text={self.text!r})"
 
     @classmethod
     def parse(cls, text: str) -> AbilityPattern:

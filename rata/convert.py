@@ -453,6 +453,7 @@ def _object_out(node: ObjectNode, value: Any, path: str) -> dict[str, Any]:
         return out
     if not isinstance(value, node.cls):
         raise Mismatch(f"{path} is {type(value).__name__}, not a {node.name}")
+    # hot path: bench/run.py --only server (throughput): each object node's per-field work made once (its plan)
     plan = node.plan
     if plan is None or len(plan) != len(node.fields):
         plan = node.plan = _plan(node)

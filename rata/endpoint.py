@@ -55,6 +55,7 @@ from rata import stopping
 from rata._record import Record
 from rata.errors import EndpointError
 from rata.folder import DEV_SOCKET, MCP_SOCKET, AppFolder
+from rata.lines import LineWriter
 from rata.logs import LazyLogger
 
 log = LazyLogger("rata.endpoint")  # applies the app's log configuration on first use
@@ -77,10 +78,6 @@ class Kind(Record):
     protocol: str
     socket_name: str
 
-    def __init__(self, protocol: str, socket_name: str) -> None:
-        self.protocol = protocol
-        self.socket_name = socket_name
-
     def proof(self, token: str, side: str, nonce: str) -> str:
         message = f"{self.protocol} {side} {nonce}".encode("ascii")
         return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
@@ -95,28 +92,17 @@ def socket_path(folder: AppFolder, kind: Kind) -> Path:
 
 
 class Connection:
-    """An authenticated connection: lines in through `rfile`, bytes out through `send` (thread-safe)."""
+    """An authenticated connection: lines in through `rfile`, whole lines out through `send` (thread-safe, quiet once closed)."""
 
     def __init__(self, sock: socket.socket, peer_pid: int | None = None) -> None:
         self.sock = sock
         self.peer_pid = peer_pid
         self.rfile = sock.makefile("rb")
-        self._lock = threading.Lock()
-        self.closed = False
-
-    def send(self, data: bytes) -> None:
-        with self._lock:
-            if self.closed:
-                return
-            try:
-                self.sock.sendall(data)
-            except OSError:
-                self.closed = True
+        self.send = LineWriter(sock.sendall)
 
     def close(self) -> None:
         """Close both ways; a thread blocked reading `rfile` wakes up to EOF first (idempotent)."""
-        with self._lock:
-            self.closed = True
+        self.send.close()
         for close in (lambda: self.sock.shutdown(socket.SHUT_RDWR), self.rfile.close, self.sock.close):
             with contextlib.suppress(OSError):
                 close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from rata._record import Record
 from rata.logs import LazyLogger
@@ -29,12 +29,7 @@ class AgentCalled(Record):
     client: str
     ok: bool
     duration_ms: float
-
-    def __init__(self, tool: str, client: str, ok: bool, duration_ms: float = 0.0) -> None:
-        self.tool = tool  # one per call: written out rather than Record's generic loop
-        self.client = client
-        self.ok = ok
-        self.duration_ms = duration_ms
+    _defaults: ClassVar[dict[str, Any]] = {"duration_ms": 0.0}
 
 
 class Events:

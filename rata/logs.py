@@ -70,6 +70,7 @@ def _unencodable(value: object) -> None:
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
+# hot path: bench/run.py --only server (throughput): the per-call log line's JSON, from CPython's private encoder parts
 _STRING = json.encoder.encode_basestring  # a str as JSON, as _ENCODE writes it (ensure_ascii=False)
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # what _ENCODE runs, made once rather than per call (no circular check: the values are plain)
@@ -85,6 +86,7 @@ _second: tuple[int, str] = (-1, "")
 _MILLIS = tuple(f".{ms:03d}+00:00" for ms in range(1000))
 
 
+# hot path: bench/run.py --only server (throughput): a cache of one second's text, read by every call's log line
 def _date_time(second: int) -> str:
     """``YYYY-MM-DDTHH:MM:SS`` in UTC for this second since the epoch, made once a second."""
     global _second
@@ -440,6 +442,7 @@ def log_info(logger: str, message: str, fields: dict[str, Any]) -> None:
     test's capture handler, a filter, a disabled logger, ...) it goes through `logging`. The
     fields must be JSON values.
     """
+    # hot path: bench/run.py --only server (throughput): the line written here, without a LogRecord, a tenth of the cost
     if "logging" not in sys.modules:
         file = _pending_files.get(logger, False)
         if file is False:
@@ -456,6 +459,7 @@ def log_info(logger: str, message: str, fields: dict[str, Any]) -> None:
         _write(files, logger, message, fields)
 
 
+# hot path: bench/run.py --only server (throughput): each line's template made once, not per call
 _templates: dict[tuple[str, str, tuple[Any, ...]], tuple[str, tuple[str, ...]] | None] = {}
 """`log_info`'s lines by (logger, message, field names): a %-template and the names in the order written."""
 

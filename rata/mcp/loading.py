@@ -64,6 +64,7 @@ class LoadingServer:
         self._announced = False  # the listens open when the lists were found changed have been told
         """The lists ("tools", "resources") the loaded app gives otherwise than the manifest."""
         self.server = Server(offer["info"], self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
+        # start-up: bench/run.py --only server (cold start, the first tools/call while the app loads)
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(LOADING_SWITCH_INTERVAL_S)
         self._thread = threading.Thread(target=self._run, name="rata-load-app", daemon=True)

@@ -20,20 +20,15 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
     """Open the app's MCP endpoint and serve each authenticated client until it disconnects."""
     from rata.codegen.catalog import build_catalog
     from rata.mcp.app_server import AppServer
-    from rata.mcp.stdio import Relay
+    from rata.mcp.stdio import serve_lines
     from rata.ratelimit import Limiter
 
     catalog = build_catalog(app)  # once: every client sees the same surface
     mcp = app.mcp_config
     limiter = Limiter(mcp.limit if mcp is not None else None)  # once: one budget per tool for the whole app, not per connection
 
-    def serve(connection: Connection) -> None:
-        server = AppServer(app, send=connection.send, catalog=catalog, limiter=limiter).server
-        server.relay = Relay(connection.rfile, server.receive, server.oversized, server.input_closed)
-        try:
-            server.relay.run()  # a client going away mid-line is the same as EOF
-        finally:
-            server.close()
+    def serve(connection: Connection) -> None:  # a client going away mid-line is the same as EOF
+        serve_lines(lambda send: AppServer(app, send=send, catalog=catalog, limiter=limiter).server, connection.rfile, connection.send)
 
     options = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
     return EndpointServer(app.folder, MCP, serve, **options).open()

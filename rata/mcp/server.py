@@ -347,6 +347,7 @@ class Server:
                 alone = not self._backlog and len(self._idle) == len(self._workers) and not relay.busy()
                 if alone:
                     self._active[key] = call
+            # hot path: bench/run.py --only server (throughput): run where it was read, no hand-off to a worker
             if alone and relay.run_here(lambda: self._run(call)):
                 return
         worker = None

@@ -1,7 +1,10 @@
 """The stdio transport: one JSON-RPC message per line on stdin and stdout.
 
 Lines are read by a `Relay`, which lets the thread that read a call run it (no hand-off for a
-sequential client) and gives the reading to another thread when a call runs long.
+sequential client) and gives the reading to another thread when a call runs long; answers go
+out through a `rata.lines.LineWriter`. `serve_lines` wires a `Server` to the two, and serves
+both transports: stdio (`serve`) and each client of the running app's endpoint
+(`rata.mcp.running`).
 
 Stdout belongs to the protocol. Before serving, the real stdout is set aside for protocol
 lines and both ``sys.stdout`` and file descriptor 1 are pointed at stderr, so an app's
@@ -17,30 +20,12 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO
 
+from rata.lines import LineWriter
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.server import Server
 
 log = LazyLogger("rata.mcp")
-
-
-class StdoutWriter:
-    """Writes whole lines to the protocol stream, one at a time; a closed pipe ends writing quietly."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._lock = threading.Lock()
-        self.closed = False
-
-    def __call__(self, data: bytes) -> None:
-        with self._lock:
-            if self.closed:
-                return
-            try:
-                self._stream.write(data)
-                self._stream.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                self.closed = True
 
 
 def protect_stdout() -> BinaryIO:
@@ -220,12 +205,22 @@ class Relay:
 
 def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Serve one client on stdin/stdout until stdin closes; returns the exit code."""
-    writer = StdoutWriter(stdout if stdout is not None else protect_stdout())
-    server = make_server(writer)
-    relay = Relay(stdin if stdin is not None else sys.stdin.buffer, server.receive, server.oversized, server.input_closed)
+    out = stdout if stdout is not None else protect_stdout()
+    serve_lines(make_server, stdin if stdin is not None else sys.stdin.buffer, LineWriter(out.write, out.flush))
+    return 0
+
+
+def serve_lines(make_server: Callable[[Callable[[bytes], None]], Server], lines: BinaryIO, send: Callable[[bytes], None]) -> None:
+    """Serve one client: `make_server(send)` answers the lines read from `lines` until they end, then closes.
+
+    Both transports serve this way: stdio (`serve`) and each client of the running app's
+    endpoint (`rata.mcp.running`), with `send` a `LineWriter` on stdout or on the socket.
+    Reading (and the calls run where they are read) happens on a thread of its own, so that the
+    end of input ends serving after `Server.close`'s grace even if a call never returns.
+    """
+    server = make_server(send)
+    relay = Relay(lines, server.receive, server.oversized, server.input_closed)
     server.relay = relay
-    # Reading (and the calls run where they are read) happens off the main thread, so that EOF
-    # ends the process after `Server.close`'s grace even if a call never returns.
     reading = threading.Thread(target=relay.run, name="rata-stdin", daemon=True)
     try:
         try:
@@ -237,4 +232,3 @@ def serve(make_server: Callable[[Callable[[bytes], None]], Server], stdin: Binar
         pass
     finally:
         server.close()
-    return 0

@@ -59,8 +59,9 @@ class Incoming(Record):
 
     __slots__ = ("kind", "id", "method", "params", "result", "error")
 
+    # hot path: bench/run.py --only server (throughput): one per message read, written out rather than Record's generic loop
     def __init__(self, kind: str, id: Any = None, method: str = "", params: Any = None, result: Any = None, error: Any = None) -> None:
-        self.kind = kind  # one per message: written out rather than Record's generic loop
+        self.kind = kind
         self.id = id
         self.method = method
         self.params = params

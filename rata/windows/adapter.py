@@ -18,7 +18,7 @@ The frontend runtime (``rata.invoke``, ``rata.live``, channels) is built on thos
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, TypedDict
+from typing import Any, ClassVar, Protocol, TypedDict
 
 from rata._record import Record
 
@@ -33,14 +33,7 @@ class WindowSpec(Record):
     height: int
     route: str
     visible: bool
-
-    def __init__(self, label: str = "main", title: str = "", width: int = 1024, height: int = 720, route: str = "/", visible: bool = True) -> None:
-        self.label = label
-        self.title = title
-        self.width = width
-        self.height = height
-        self.route = route
-        self.visible = visible
+    _defaults: ClassVar[dict[str, Any]] = {"label": "main", "title": "", "width": 1024, "height": 720, "route": "/", "visible": True}
 
 
 class WindowInfo(TypedDict):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rata.ratelimit import Limiter
 
 log = LazyLogger("rata.mcp")
+# hot path: bench/run.py --only server (throughput): the result's text, from CPython's private encoder parts
 _TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), without a new encoder per call
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # the encoder _TEXT makes on every call, made once (no circular check: results are fresh JSON values)
@@ -97,7 +98,8 @@ def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any
         if not decision:
             return error_result(f"Not confirmed: the user did not allow {spec.name}. Nothing was done."), "declined"
         confirmed = True
-    request = CommandRequest(spec.name, arguments, Origin("agent", client or "unknown"), confirmed)  # Origin.agent(client)
+    # hot path: bench/run.py --only server (throughput): Origin.agent(client), inlined
+    request = CommandRequest(spec.name, arguments, Origin("agent", client or "unknown"), confirmed)
     try:
         value = ctx.app.dispatch(request)
     except ValidationErrors as errors:
