@@ -32,7 +32,6 @@ HOT_PATH = frozenset({
 
 PENDING = {
     ("rata/app.py", "sys._getframe"): "item 2 of issue 13 owns app.py: `_caller_dir` finds the App's module by frame, not for speed",
-    ("rata/mcp/jsonc.py", "json.decoder.scanstring"): "item 4 of issue 13 owns jsonc.py: the JSONC reader's strings",
 }
 """Tricks found outside the hot path that belong to another item's files; each entry goes once that item writes the plain version."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
 _LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 MAX_DEPTH = 256  # objects and arrays nested deeper than this are refused, not parsed recursively
+
+_read_value = json.JSONDecoder(strict=True).raw_decode
 
 
 class JsoncError(ValueError):
@@ -99,7 +100,7 @@ class _Parser:
 
     def string(self) -> tuple[str, int]:
         try:
-            return scanstring(self.text, self.i + 1, True)
+            return _read_value(self.text, self.i)  # at a '"': a JSON string, control characters refused
         except json.JSONDecodeError as error:
             self.i = error.pos
             raise self.fail(error.msg) from None
