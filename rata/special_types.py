@@ -1,0 +1,205 @@
+"""The special types: Python values carried on the wire as JSON strings, one row each.
+
+datetime, date, time, UUID, Decimal, Path and bytes are not JSON types; each travels as a
+string with a schema that says how to read it. Everything rata does with one of them comes
+from its row here: `rata.typemodel` reads the hint into a `Special` node that holds the row,
+`rata.codegen.schema` writes `schema`, `rata.convert` checks and builds arguments with
+`parse` and turns results back with `accepts` and `dump`, and signatures (`rata mcp
+inspect`, the dev server's `list_commands`) write `signature`.
+
+Adding a type is one row in `ROWS` (tested by
+`tests/test_special_types.py::test_a_new_row_reaches_the_schema_the_arguments_the_result_and_the_signature`):
+
+    SpecialType(
+        kind="ipv4",
+        hints=(("ipaddress", "IPv4Address"),),
+        schema={"type": "string", "format": "ipv4"},
+        signature="IPv4Address",
+        words="an IPv4 address such as 192.0.2.1",
+        parse=_ipv4,  # str -> the Python value; raises ValueError for a string it refuses
+        accepts=_is_ipv4,  # whether a command's result is a value of this type
+        dump=str,  # the Python value -> the JSON string
+    )
+
+Hints are matched by module and class name, so reading a command's types imports none of
+these modules; `parse` and `accepts` import them when a command first uses the type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Any
+
+
+class SpecialType:
+    """One special type: how it is recognised, described, validated and written.
+
+    Attributes:
+        kind: The short name nodes, messages ("does not match any of the allowed types (datetime, null)") and tests use.
+        hints: The classes read as this type, as (module, qualified name) pairs.
+        schema: The JSON Schema of a value (a fresh copy is handed out each time).
+        signature: The type as a signature writes it, e.g. ``Decimal``.
+        words: The value described for an agent in a validation error, e.g. "an ISO 8601 date such as 2026-07-28".
+        parse: The Python value for a JSON string; raises `ValueError` for a string it refuses.
+        accepts: Whether a command's result is a value of this type.
+        dump: The JSON string for an accepted value.
+    """
+
+    __slots__ = ("kind", "hints", "schema", "signature", "words", "parse", "accepts", "dump")
+
+    def __init__(
+        self,
+        kind: str,
+        hints: tuple[tuple[str, str], ...],
+        schema: dict[str, Any],
+        signature: str,
+        words: str,
+        parse: Callable[[str], Any],
+        accepts: Callable[[Any], bool],
+        dump: Callable[[Any], str],
+    ) -> None:
+        self.kind = kind
+        self.hints = hints
+        self.schema = schema
+        self.signature = signature
+        self.words = words
+        self.parse = parse
+        self.accepts = accepts
+        self.dump = dump
+
+    def __repr__(self) -> str:
+        return f"SpecialType({self.kind!r})"
+
+
+DECIMAL_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
+"""A decimal as a JSON string: what the schema says, and what `parse` accepts."""
+
+
+def _decimal(text: str) -> Any:
+    if not re.fullmatch(DECIMAL_PATTERN, text):  # compiled on first use (re keeps it): most apps take no decimals
+        raise ValueError(text)
+    import decimal
+
+    return decimal.Decimal(text)
+
+
+def _is_decimal(value: Any) -> bool:
+    import decimal
+
+    return isinstance(value, decimal.Decimal)
+
+
+def _uuid(text: str) -> Any:
+    import uuid
+
+    return uuid.UUID(text)
+
+
+def _is_uuid(value: Any) -> bool:
+    import uuid
+
+    return isinstance(value, uuid.UUID)
+
+
+def _path(text: str) -> Any:
+    import pathlib
+
+    return pathlib.Path(text)
+
+
+def _is_path(value: Any) -> bool:
+    import pathlib
+
+    return isinstance(value, pathlib.PurePath)
+
+
+def _bytes(text: str) -> bytes:
+    import base64
+
+    return base64.b64decode(text, validate=True)  # binascii.Error is a ValueError
+
+
+def _base64(value: Any) -> str:
+    import base64
+
+    return base64.b64encode(bytes(value)).decode("ascii")
+
+
+ROWS: tuple[SpecialType, ...] = (
+    SpecialType(
+        kind="datetime",
+        hints=(("datetime", "datetime"),),
+        schema={"type": "string", "format": "date-time"},
+        signature="datetime",
+        words="an ISO 8601 date-time such as 2026-07-28T09:30:00Z",
+        parse=dt.datetime.fromisoformat,
+        accepts=lambda value: isinstance(value, dt.datetime),
+        dump=lambda value: value.isoformat(),
+    ),
+    SpecialType(
+        kind="date",
+        hints=(("datetime", "date"),),
+        schema={"type": "string", "format": "date"},
+        signature="date",
+        words="an ISO 8601 date such as 2026-07-28",
+        parse=dt.date.fromisoformat,
+        accepts=lambda value: isinstance(value, dt.date) and not isinstance(value, dt.datetime),
+        dump=lambda value: value.isoformat(),
+    ),
+    SpecialType(
+        kind="time",
+        hints=(("datetime", "time"),),
+        schema={"type": "string", "format": "time"},
+        signature="time",
+        words="an ISO 8601 time such as 09:30:00",
+        parse=dt.time.fromisoformat,
+        accepts=lambda value: isinstance(value, dt.time),
+        dump=lambda value: value.isoformat(),
+    ),
+    SpecialType(
+        kind="uuid",
+        hints=(("uuid", "UUID"),),
+        schema={"type": "string", "format": "uuid"},
+        signature="UUID",
+        words="a UUID",
+        parse=_uuid,
+        accepts=_is_uuid,
+        dump=str,
+    ),
+    SpecialType(
+        kind="decimal",
+        hints=(("decimal", "Decimal"),),
+        schema={"type": "string", "pattern": DECIMAL_PATTERN, "description": "A decimal number, as a string."},
+        signature="Decimal",
+        words='a decimal number written as a string, such as "12.50"',
+        parse=_decimal,
+        accepts=_is_decimal,
+        dump=lambda value: format(value, "f"),
+    ),
+    SpecialType(
+        kind="path",
+        hints=(("pathlib", "Path"), ("pathlib", "PurePath")),
+        schema={"type": "string", "description": "A file system path."},
+        signature="Path",
+        words="a path",
+        parse=_path,
+        accepts=_is_path,
+        dump=lambda value: value.as_posix(),
+    ),
+    SpecialType(
+        kind="bytes",
+        hints=(("builtins", "bytes"),),
+        schema={"type": "string", "contentEncoding": "base64"},
+        signature="bytes",
+        words="base64-encoded bytes",
+        parse=_bytes,
+        accepts=lambda value: isinstance(value, (bytes, bytearray)),
+        dump=_base64,
+    ),
+)
+"""Every special type. Add a row here to add one; nothing else needs to change."""
+
+BY_HINT: dict[tuple[str, str], SpecialType] = {hint: row for row in ROWS for hint in row.hints}
+"""Each row by the (module, qualified name) of the classes it reads, for `rata.typemodel`."""
