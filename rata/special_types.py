@@ -32,8 +32,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rata._record import Record
 
-class SpecialType:
+
+class SpecialType(Record):
     """One special type: how it is recognised, described, validated and written.
 
     Attributes:
@@ -48,26 +50,14 @@ class SpecialType:
     """
 
     __slots__ = ("kind", "hints", "schema", "signature", "words", "parse", "accepts", "dump")
-
-    def __init__(
-        self,
-        kind: str,
-        hints: tuple[tuple[str, str], ...],
-        schema: dict[str, Any],
-        signature: str,
-        words: str,
-        parse: Callable[[str], Any],
-        accepts: Callable[[Any], bool],
-        dump: Callable[[Any], str],
-    ) -> None:
-        self.kind = kind
-        self.hints = hints
-        self.schema = schema
-        self.signature = signature
-        self.words = words
-        self.parse = parse
-        self.accepts = accepts
-        self.dump = dump
+    kind: str
+    hints: tuple[tuple[str, str], ...]
+    schema: dict[str, Any]
+    signature: str
+    words: str
+    parse: Callable[[str], Any]
+    accepts: Callable[[Any], bool]
+    dump: Callable[[Any], str]
 
     def __repr__(self) -> str:
         return f"SpecialType({self.kind!r})"
@@ -127,78 +117,35 @@ def _base64(value: Any) -> str:
     return base64.b64encode(bytes(value)).decode("ascii")
 
 
+def _is_date(value: Any) -> bool:
+    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)  # a datetime is a date too
+
+
+def _isoformat(value: Any) -> str:
+    return value.isoformat()
+
+
+# fmt: off
 ROWS: tuple[SpecialType, ...] = (
-    SpecialType(
-        kind="datetime",
-        hints=(("datetime", "datetime"),),
-        schema={"type": "string", "format": "date-time"},
-        signature="datetime",
-        words="an ISO 8601 date-time such as 2026-07-28T09:30:00Z",
-        parse=dt.datetime.fromisoformat,
-        accepts=lambda value: isinstance(value, dt.datetime),
-        dump=lambda value: value.isoformat(),
-    ),
-    SpecialType(
-        kind="date",
-        hints=(("datetime", "date"),),
-        schema={"type": "string", "format": "date"},
-        signature="date",
-        words="an ISO 8601 date such as 2026-07-28",
-        parse=dt.date.fromisoformat,
-        accepts=lambda value: isinstance(value, dt.date) and not isinstance(value, dt.datetime),
-        dump=lambda value: value.isoformat(),
-    ),
-    SpecialType(
-        kind="time",
-        hints=(("datetime", "time"),),
-        schema={"type": "string", "format": "time"},
-        signature="time",
-        words="an ISO 8601 time such as 09:30:00",
-        parse=dt.time.fromisoformat,
-        accepts=lambda value: isinstance(value, dt.time),
-        dump=lambda value: value.isoformat(),
-    ),
-    SpecialType(
-        kind="uuid",
-        hints=(("uuid", "UUID"),),
-        schema={"type": "string", "format": "uuid"},
-        signature="UUID",
-        words="a UUID",
-        parse=_uuid,
-        accepts=_is_uuid,
-        dump=str,
-    ),
-    SpecialType(
-        kind="decimal",
-        hints=(("decimal", "Decimal"),),
-        schema={"type": "string", "pattern": DECIMAL_PATTERN, "description": "A decimal number, as a string."},
-        signature="Decimal",
-        words='a decimal number written as a string, such as "12.50"',
-        parse=_decimal,
-        accepts=_is_decimal,
-        dump=lambda value: format(value, "f"),
-    ),
-    SpecialType(
-        kind="path",
-        hints=(("pathlib", "Path"), ("pathlib", "PurePath")),
-        schema={"type": "string", "description": "A file system path."},
-        signature="Path",
-        words="a path",
-        parse=_path,
-        accepts=_is_path,
-        dump=lambda value: value.as_posix(),
-    ),
-    SpecialType(
-        kind="bytes",
-        hints=(("builtins", "bytes"),),
-        schema={"type": "string", "contentEncoding": "base64"},
-        signature="bytes",
-        words="base64-encoded bytes",
-        parse=_bytes,
-        accepts=lambda value: isinstance(value, (bytes, bytearray)),
-        dump=_base64,
-    ),
+    # SpecialType(kind, hints, schema, signature,
+    #             words, parse, accepts, dump)
+    SpecialType("datetime", (("datetime", "datetime"),), {"type": "string", "format": "date-time"}, "datetime",
+                "an ISO 8601 date-time such as 2026-07-28T09:30:00Z", dt.datetime.fromisoformat, lambda value: isinstance(value, dt.datetime), _isoformat),
+    SpecialType("date", (("datetime", "date"),), {"type": "string", "format": "date"}, "date",
+                "an ISO 8601 date such as 2026-07-28", dt.date.fromisoformat, _is_date, _isoformat),
+    SpecialType("time", (("datetime", "time"),), {"type": "string", "format": "time"}, "time",
+                "an ISO 8601 time such as 09:30:00", dt.time.fromisoformat, lambda value: isinstance(value, dt.time), _isoformat),
+    SpecialType("uuid", (("uuid", "UUID"),), {"type": "string", "format": "uuid"}, "UUID",
+                "a UUID", _uuid, _is_uuid, str),
+    SpecialType("decimal", (("decimal", "Decimal"),),
+                {"type": "string", "pattern": DECIMAL_PATTERN, "description": "A decimal number, as a string."}, "Decimal",
+                'a decimal number written as a string, such as "12.50"', _decimal, _is_decimal, lambda value: format(value, "f")),
+    SpecialType("path", (("pathlib", "Path"), ("pathlib", "PurePath")), {"type": "string", "description": "A file system path."}, "Path",
+                "a path", _path, _is_path, lambda value: value.as_posix()),
+    SpecialType("bytes", (("builtins", "bytes"),), {"type": "string", "contentEncoding": "base64"}, "bytes",
+                "base64-encoded bytes", _bytes, lambda value: isinstance(value, (bytes, bytearray)), _base64),
 )
+# fmt: on
 """Every special type. Add a row here to add one; nothing else needs to change."""
 
 BY_HINT: dict[tuple[str, str], SpecialType] = {hint: row for row in ROWS for hint in row.hints}

@@ -9,7 +9,6 @@ import decimal
 import ipaddress
 import pathlib
 import uuid
-from typing import Any
 
 import pytest
 
@@ -18,7 +17,7 @@ from rata.codegen.catalog import build_catalog
 from rata.errors import ResultError
 from rata.mcp_dev.tools import python_type
 from rata.special_types import BY_HINT, DECIMAL_PATTERN, ROWS, SpecialType
-from rata.typemodel import Analyzer, Special
+from rata.typemodel import Analyzer
 
 
 def _ipv4(text: str) -> ipaddress.IPv4Address:
@@ -95,25 +94,6 @@ def test_a_class_without_a_row_is_refused_as_before() -> None:
 
     with pytest.raises(CodegenError, match="does not know how to turn the class ipaddress.IPv4Address into JSON"):
         Analyzer().analyze(ipaddress.IPv4Address, "command 'f', parameter 'x'")
-
-
-@pytest.mark.parametrize(
-    ("hint", "kind"),
-    [
-        (dt.datetime, "datetime"),
-        (dt.date, "date"),
-        (dt.time, "time"),
-        (uuid.UUID, "uuid"),
-        (decimal.Decimal, "decimal"),
-        (pathlib.Path, "path"),
-        (pathlib.PurePath, "path"),
-        (bytes, "bytes"),
-    ],
-)
-def test_each_builtin_special_type_is_read_into_a_node_holding_its_row(hint: Any, kind: str) -> None:
-    node = Analyzer().analyze(hint, "command 'f', parameter 'x'")
-    assert isinstance(node, Special)
-    assert (node.kind, node.type) == (kind, next(row for row in ROWS if row.kind == kind))
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.kind)
