@@ -10,13 +10,13 @@ refuses one that does not match its declared type.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import enum
 import math
 import re
 import sys
 from typing import Any
 
+from rata.special_types import SpecialType
 from rata.typemodel import (
     AnnotatedNode,
     AnyNode,
@@ -34,7 +34,6 @@ from rata.typemodel import (
 )
 
 _JSON_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false", "null": "null"}
-_DECIMAL = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"  # compiled on first use (re keeps it): most apps take no decimals
 
 
 class Invalid(Exception):
@@ -92,7 +91,7 @@ def _in(node: Node, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
                 _add(errors, path, message)
         return result
     if isinstance(node, Special):
-        return _special_in(node.kind, value, path, errors)
+        return _special_in(node.type, value, path, errors)
     if isinstance(node, LiteralNode):
         for option in node.values:
             if _same_json(value, option):
@@ -165,52 +164,15 @@ def _scalar_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) -
     return None
 
 
-def _special_in(kind: str, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
+def _special_in(row: SpecialType, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
     if not isinstance(value, str):
-        _add(errors, path, f"must be a string ({SPECIAL_WORDS[kind]}), not {_json_kind(value)}")
+        _add(errors, path, f"must be a string ({row.words}), not {_json_kind(value)}")
         return None
-    import binascii
-
     try:
-        if kind == "datetime":
-            return dt.datetime.fromisoformat(value)
-        if kind == "date":
-            return dt.date.fromisoformat(value)
-        if kind == "time":
-            return dt.time.fromisoformat(value)
-        if kind == "uuid":
-            import uuid
-
-            return uuid.UUID(value)
-        if kind == "decimal":
-            if not re.fullmatch(_DECIMAL, value):
-                raise ValueError
-            import decimal
-
-            return decimal.Decimal(value)
-        if kind == "path":
-            import pathlib
-
-            return pathlib.Path(value)
-        if kind == "bytes":
-            import base64
-
-            return base64.b64decode(value, validate=True)
-    except (ValueError, binascii.Error):
-        pass
-    _add(errors, path, f"must be {SPECIAL_WORDS[kind]}, not {value[:40]!r}")
-    return None
-
-
-SPECIAL_WORDS = {
-    "datetime": "an ISO 8601 date-time such as 2026-07-28T09:30:00Z",
-    "date": "an ISO 8601 date such as 2026-07-28",
-    "time": "an ISO 8601 time such as 09:30:00",
-    "uuid": "a UUID",
-    "decimal": "a decimal number written as a string, such as \"12.50\"",
-    "path": "a path",
-    "bytes": "base64-encoded bytes",
-}
+        return row.parse(value)
+    except ValueError:
+        _add(errors, path, f"must be {row.words}, not {value[:40]!r}")
+        return None
 
 
 def _object_in(node: ObjectNode, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
@@ -399,44 +361,10 @@ def _scalar_out(node: Scalar, value: Any, path: str) -> Any:
 
 
 def _special_out(node: Special, value: Any, path: str) -> str:
-    kind = node.kind
-    expected = _special_type(kind)
-    if not isinstance(value, expected) or (kind == "date" and isinstance(value, dt.datetime)):
-        raise Mismatch(f"{path} is {type(value).__name__}, not {SPECIAL_WORDS[kind]}")
-    if kind in ("datetime", "date", "time"):
-        return value.isoformat()
-    if kind == "bytes":
-        import base64
-
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if kind == "decimal":
-        return format(value, "f")
-    if kind == "path":
-        return value.as_posix()
-    return str(value)
-
-
-def _special_type(kind: str) -> type | tuple[type, ...]:
-    """The Python type(s) of a special kind, imported only when a command uses it."""
-    if kind == "datetime":
-        return dt.datetime
-    if kind == "date":
-        return dt.date
-    if kind == "time":
-        return dt.time
-    if kind == "uuid":
-        import uuid
-
-        return uuid.UUID
-    if kind == "decimal":
-        import decimal
-
-        return decimal.Decimal
-    if kind == "path":
-        import pathlib
-
-        return pathlib.PurePath
-    return (bytes, bytearray)
+    row = node.type
+    if not row.accepts(value):
+        raise Mismatch(f"{path} is {type(value).__name__}, not {row.words}")
+    return row.dump(value)
 
 
 def _object_out(node: ObjectNode, value: Any, path: str) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 from rata._record import Record
 from rata.docstrings import parse_docstring
 from rata.errors import CodegenError
+from rata.special_types import BY_HINT as SPECIAL_TYPES
+from rata.special_types import SpecialType
 
 _MISSING = dataclasses.MISSING
 
@@ -94,12 +96,13 @@ class Scalar(Node):
 
 
 class Special(Node):
-    """A value carried as a JSON string: datetime, date, time, uuid, decimal, path, bytes."""
+    """A value carried as a JSON string (datetime, UUID, Decimal...): `type` is its row in `rata.special_types`."""
 
-    __slots__ = ("kind",)
+    __slots__ = ("kind", "type")
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    def __init__(self, row: SpecialType) -> None:
+        self.kind = row.kind
+        self.type = row
 
 
 class LiteralNode(Node):
@@ -211,17 +214,6 @@ class AnnotatedNode(Node):
 
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", None: "null"}
-_SPECIALS: dict[tuple[str, str], str] = {
-    ("datetime", "datetime"): "datetime",
-    ("datetime", "date"): "date",
-    ("datetime", "time"): "time",
-    ("uuid", "UUID"): "uuid",
-    ("decimal", "Decimal"): "decimal",
-    ("pathlib", "Path"): "path",
-    ("pathlib", "PurePath"): "path",
-    ("builtins", "bytes"): "bytes",
-}
-"""Types carried as strings, by module and name, so that reading hints imports none of them."""
 _NONE_TYPE = type(None)
 
 
@@ -265,8 +257,10 @@ class Analyzer:
             )
         if _lookup(_SCALARS, hint) is not None:
             return Scalar(_SCALARS[hint])
-        if isinstance(hint, type) and (hint.__module__, hint.__qualname__) in _SPECIALS:
-            return Special(_SPECIALS[(hint.__module__, hint.__qualname__)])
+        if isinstance(hint, type):
+            row = SPECIAL_TYPES.get((hint.__module__, hint.__qualname__))  # by name: reading hints imports none of them
+            if row is not None:
+                return Special(row)
         if hint is Any or hint is object:
             raise CodegenError(
                 f"{where}: the type {_type_name(hint)} says nothing an agent can use.",

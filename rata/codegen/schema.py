@@ -26,16 +26,6 @@ from rata.typemodel import (
     UnionNode,
 )
 
-_SPECIAL_SCHEMAS: dict[str, dict[str, Any]] = {
-    "datetime": {"type": "string", "format": "date-time"},
-    "date": {"type": "string", "format": "date"},
-    "time": {"type": "string", "format": "time"},
-    "uuid": {"type": "string", "format": "uuid"},
-    "decimal": {"type": "string", "pattern": r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$", "description": "A decimal number, as a string."},
-    "path": {"type": "string", "description": "A file system path."},
-    "bytes": {"type": "string", "contentEncoding": "base64"},
-}
-
 
 def object_schema(fields: list[tuple[str, Node, bool, Any, str]]) -> dict[str, Any]:
     """The schema of an object with these fields: (name, node, required, default, description)."""
@@ -70,7 +60,7 @@ class _Writer:
         if isinstance(node, AnnotatedNode):
             return _with_field(self.write(node.inner), node.field)
         if isinstance(node, Special):
-            return dict(_SPECIAL_SCHEMAS[node.kind])
+            return dict(node.type.schema)
         if isinstance(node, LiteralNode):
             return _enum_schema(list(node.values))
         if isinstance(node, EnumNode):

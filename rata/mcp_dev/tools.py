@@ -410,7 +410,7 @@ def python_type(node: Any) -> str:
     if isinstance(node, t.Scalar):
         return {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}[node.kind]
     if isinstance(node, t.Special):
-        return {"datetime": "datetime", "date": "date", "time": "time", "uuid": "UUID", "decimal": "Decimal", "path": "Path", "bytes": "bytes"}[node.kind]
+        return node.type.signature
     if isinstance(node, t.ListNode):
         container = {list: "list", set: "set", frozenset: "frozenset", tuple: "tuple"}.get(node.container, "list")
         return f"{container}[{python_type(node.item)}{', ...' if container == 'tuple' else ''}]"
