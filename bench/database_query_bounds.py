@@ -53,7 +53,7 @@ def peak_rss_mb(pid: int) -> float:
 def query_process_peak(database: Path, sql: str, limit: int) -> float | None:
     """The peak RSS of the process `database_query` runs a query in (None before it had one): run_query_isolated, from a fresh parent."""
     code = (
-        "import resource, sys; from pathlib import Path; from rata.mcp_dev import database\n"
+        "import resource, sys; from pathlib import Path; from rata.dev_server import database\n"
         "if not hasattr(database, 'run_query_isolated'): print('null'); raise SystemExit\n"
         "try: database.run_query_isolated(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))\n"
         "except database.QueryRefused: pass\n"

@@ -3,7 +3,7 @@
     .venv/bin/python bench/dev_bench.py             # everything, about 2 minutes on 2 idle cores
     .venv/bin/python bench/dev_bench.py --no-save   # do not write bench/results/
 
-1. logs: `rata.mcp_dev.logreader.read_entries(logs_dir, name, limit=50)` in process on a 1 GiB
+1. logs: `rata.dev_server.logreader.read_entries(logs_dir, name, limit=50)` in process on a 1 GiB
    and a 1 MiB JSON-lines log in rata's format (rata/logs.py), warm page cache, median of
    the runs; the same with ``min_level="ERROR"`` where 1 line in 10,000 is an error (it may
    scan the whole 64 MiB budget); one run of each with the 1 GiB file's pages dropped from
@@ -357,7 +357,7 @@ def scan_facts(scan: Any) -> dict[str, Any]:
 
 
 def bench_logs_in_process(big_logs: Path, small_logs: Path, runs: int) -> dict[str, Any]:
-    from rata.mcp_dev import logreader
+    from rata.dev_server import logreader
 
     out: dict[str, Any] = {}
     # The two unfiltered reads alternate, so a busy moment on the machine falls on both alike.
@@ -384,7 +384,7 @@ def bench_logs_in_process(big_logs: Path, small_logs: Path, runs: int) -> dict[s
 
 
 def bench_logs_cold(big_logs: Path) -> dict[str, Any]:
-    from rata.mcp_dev import logreader
+    from rata.dev_server import logreader
 
     path = big_logs / "tiny.log"
     out: dict[str, Any] = {}
@@ -403,7 +403,7 @@ def profile_filtered(big_logs: Path) -> list[str]:
     import io
     import pstats
 
-    from rata.mcp_dev import logreader
+    from rata.dev_server import logreader
 
     profiler = cProfile.Profile()
     profiler.enable()
@@ -525,7 +525,7 @@ def make_queries(words: list[str], seed: int = 5) -> list[str]:
 
 
 def bench_docs(scratch: Scratch, pages: int, queries_only: bool = False) -> dict[str, Any]:
-    from rata.mcp_dev.docs_index import DocsIndex
+    from rata.dev_server.docs_index import DocsIndex
 
     corpus = scratch.root / "docs"
     cache = scratch.root / "docs-cache"
@@ -693,7 +693,7 @@ def write_database(path: Path, tables: int, seed: int = 17) -> dict[str, Any]:
 
 
 def bench_schema_in_process(path: Path, runs: int) -> dict[str, Any]:
-    from rata.mcp_dev import database
+    from rata.dev_server import database
 
     def call(summary: bool) -> dict[str, Any]:
         conn = database.connect_read_only(path)
@@ -803,7 +803,7 @@ import time
 t0 = time.perf_counter()
 import json, sys
 from pathlib import Path
-from rata.mcp_dev.serve import dev_server
+from rata.dev_server.serve import dev_server
 t1 = time.perf_counter()
 out = []
 app_server = dev_server(None, Path.cwd(), out.append)
@@ -821,7 +821,7 @@ app_server.server.close()
 PROFILE_BUILD = r"""
 import cProfile, io, json, pstats, sys, time
 from pathlib import Path
-from rata.mcp_dev.serve import dev_server
+from rata.dev_server.serve import dev_server
 out = []
 line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": %r}}).encode() + b"\n"
 profiler = cProfile.Profile()

@@ -1,7 +1,7 @@
 """How long `read_log_entries` takes on a log with one huge line, and how much memory it holds.
 
     .venv/bin/python bench/log_bench.py                       # this checkout's reader
-    .venv/bin/python bench/log_bench.py --reader OLD.py       # another logreader.py (git show REV:rata/mcp_dev/logreader.py > OLD.py)
+    .venv/bin/python bench/log_bench.py --reader OLD.py       # another logreader.py (git show REV:rata/dev_server/logreader.py > OLD.py)
     .venv/bin/python bench/log_bench.py --line-mb 200 --normal-mb 64
 
 Writes, in a scratch folder, a log of ordinary entries (`--normal-mb` of them) with one line of
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 def load_reader(path: str | None):
     if path is None:
-        from rata.mcp_dev import logreader
+        from rata.dev_server import logreader
 
         return logreader
     spec = importlib.util.spec_from_file_location("bench_logreader", path)

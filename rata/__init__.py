@@ -8,12 +8,10 @@ answering from an app's manifest, say) does not load the app model.
 
 from __future__ import annotations
 
-import sys
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rata.app import App, Mcp
-    from rata.command import command
+    from rata.command_spec import command
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
@@ -25,7 +23,7 @@ __version__ = "0.1.0"
 _WHERE = {
     "App": "rata.app",
     "Mcp": "rata.app",
-    "command": "rata.command",
+    "command": "rata.command_spec",
     "Ctx": "rata.context",
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
@@ -48,18 +46,6 @@ __all__ = [
     "command",
     "__version__",
 ]
-
-
-class _Package(type(sys)):  # type: ignore[misc]
-    """Keeps ``rata.command`` the decorator: importing the submodule of that name must not replace it."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "command" and isinstance(value, type(sys)):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> object:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rata.abilities import Grant
-from rata.command import CommandSpec, inspect_command
+from rata.command_spec import CommandSpec, inspect_command
 from rata.context import Ctx
 from rata.convert import Invalid, Mismatch, from_json_fields, to_json
 from rata.dispatch import CommandRequest, Middleware, Origin

@@ -161,7 +161,7 @@ class AgentClient:
 
     @classmethod
     def running(cls, app: App, **options: Any) -> AgentClient:
-        """A client connected to the running app's MCP endpoint, the way `crm --mcp` connects (see `rata.running`)."""
+        """A client connected to the running app's MCP endpoint, the way `crm --mcp` connects (see `rata.running_app`)."""
         from rata.endpoint import MCP, connect
 
         connection = connect(app.folder, MCP)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "rata"
-LAYERS = {"cli": 4, "mcp_dev": 3, "testing": 3, "running": 3, "devtools": 3, "mcp": 2, "install": 2, "windows": 1, "codegen": 1}
+LAYERS = {"cli": 4, "dev_server": 3, "testing": 3, "running_app": 3, "debug_build": 3, "mcp": 2, "install": 2, "windows": 1, "codegen": 1}
 
 
 def layer_of(module: str) -> int:
@@ -85,7 +85,7 @@ def test_answering_from_a_manifest_loads_none_of_the_app_model():
     """What `crm --mcp` imports before its first answer when the manifest is good: the app loads on a thread."""
     code = (
         "import sys, json; import rata.cli.appmain, rata.mcp.manifest, rata.mcp.loading, rata.mcp.stdio; "
-        "heavy = ('rata.app', 'rata.command', 'rata.codegen.catalog', 'inspect', 'dataclasses', 'sqlite3', 'logging', 'pathlib', 'typer', 'rich'); "
+        "heavy = ('rata.app', 'rata.command_spec', 'rata.codegen.catalog', 'inspect', 'dataclasses', 'sqlite3', 'logging', 'pathlib', 'typer', 'rich'); "
         "print(json.dumps(sorted(m for m in heavy if m in sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT.parent).stdout

@@ -14,8 +14,8 @@ import pytest
 
 from rata import App, CommandRequest, Origin, ValidationErrors, command
 from rata.codegen.catalog import build_catalog
+from rata.dev_server.tools import python_type
 from rata.errors import ResultError
-from rata.mcp_dev.tools import python_type
 from rata.special_types import BY_HINT, DECIMAL_PATTERN, ROWS, SpecialType
 from rata.typemodel import Analyzer
 

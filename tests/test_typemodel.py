@@ -22,7 +22,7 @@ import pytest
 
 import rata
 from rata import Ctx, Field, JsonValue, command
-from rata.command import inspect_command
+from rata.command_spec import inspect_command
 from rata.errors import CodegenError
 from rata.typemodel import (
     Analyzer,

@@ -192,7 +192,7 @@ def _running_app(folder: AppFolder, name: str) -> object | None:
 
 def run_with_window(app: App) -> int:
     """Run the app in its desktop window until the window closes; without a frontend, headless."""
-    from rata.running import RunningApp
+    from rata.running_app import RunningApp
     from rata.windows.frontend import Frontend
     from rata.windows.run import make_backend
 
@@ -212,7 +212,7 @@ def run_with_window(app: App) -> int:
 
 def run_headless(app: App) -> int:
     """Run the app without a window until Ctrl-C or SIGTERM; agents reach it through `--mcp`."""
-    from rata.running import RunningApp
+    from rata.running_app import RunningApp
 
     with RunningApp(app) as running:
         say_applied(running.applied)

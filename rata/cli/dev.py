@@ -21,7 +21,7 @@ def dev(
     headless: bool = typer.Option(False, "--headless", help="Use headless Chromium instead of the desktop window (no screen needed)."),
 ) -> None:
     """Run the app in dev mode: its windows, and the dev endpoint through which `rata mcp dev` sees and drives them."""
-    from rata.devtools.dev import run_dev
+    from rata.debug_build.launch import run_dev
     from rata.logs import configure_logging
 
     loaded = load_app(app)

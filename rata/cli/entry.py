@@ -39,7 +39,7 @@ def _server(argv: Sequence[str]) -> int:
     app_spec = _app_option(argv[2:], name)
     try:
         if name == "dev":
-            from rata.mcp_dev.serve import serve_dev
+            from rata.dev_server.serve import serve_dev
 
             return serve_dev(app_spec)
         from rata.cli.appmain import serve_mcp

@@ -56,7 +56,7 @@ def install(
     target = lib.get_client(client)
     loaded = load_app(app_spec)
     if dev:
-        from rata.mcp_dev.tools import tool_names
+        from rata.dev_server.tools import tool_names
 
         tools = tool_names()
     else:

@@ -104,7 +104,7 @@ def serve(app_spec: Optional[str] = AppOption) -> None:
 @edge
 def dev(app_spec: Optional[str] = AppOption) -> None:
     """Serve the read-only dev MCP server for your coding agent on stdio (schema, migrations, logs, commands, docs)."""
-    from rata.mcp_dev.serve import serve_dev
+    from rata.dev_server.serve import serve_dev
 
     raise typer.Exit(serve_dev(app_spec))
 

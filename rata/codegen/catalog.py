@@ -20,7 +20,7 @@ from rata._record import Record
 from rata.app import CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
-from rata.command import CommandSpec
+from rata.command_spec import CommandSpec
 
 RESOURCE_SCHEME = "app://"
 CONFIRM_NOTE = "The user is asked to confirm each call."

@@ -38,7 +38,7 @@ class AppServer:
         """`server`: take over a server that is already serving (the one that answered from the
         app's manifest while the app loaded, `rata.mcp.loading`) instead of making one.
         `limiter`: the rate limits to count calls against, shared by every server of the running
-        app (`rata.mcp.running`); by default this server's own."""
+        app (`rata.mcp.endpoint_server`); by default this server's own."""
         self.app = app
         self.catalog = catalog if catalog is not None else build_catalog(app)
         self.presenters = {name: spec.present for name, spec in app.specs.items() if spec.present is not None}

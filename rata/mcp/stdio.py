@@ -4,7 +4,7 @@ Lines are read by a `Relay`, which lets the thread that read a call run it (no h
 sequential client) and gives the reading to another thread when a call runs long; answers go
 out through a `rata.lines.LineWriter`. `serve_lines` wires a `Server` to the two, and serves
 both transports: stdio (`serve`) and each client of the running app's endpoint
-(`rata.mcp.running`).
+(`rata.mcp.endpoint_server`).
 
 Stdout belongs to the protocol. Before serving, the real stdout is set aside for protocol
 lines and both ``sys.stdout`` and file descriptor 1 are pointed at stderr, so an app's
@@ -214,7 +214,7 @@ def serve_lines(make_server: Callable[[Callable[[bytes], None]], Server], lines:
     """Serve one client: `make_server(send)` answers the lines read from `lines` until they end, then closes.
 
     Both transports serve this way: stdio (`serve`) and each client of the running app's
-    endpoint (`rata.mcp.running`), with `send` a `LineWriter` on stdout or on the socket.
+    endpoint (`rata.mcp.endpoint_server`), with `send` a `LineWriter` on stdout or on the socket.
     Reading (and the calls run where they are read) happens on a thread of its own, so that the
     end of input ends serving after `Server.close`'s grace even if a call never returns.
     """

@@ -16,7 +16,7 @@ from rata import Ctx, command
 from rata.cleantext import clean_line, quote, visible
 from rata.codegen.catalog import command_schemas
 from rata.codegen.sanitize import MAX_DEPTH, MAX_VALUES, check_bounds, clean_info, clean_instructions, clean_schema, clean_text, count_values, schema_depth
-from rata.command import inspect_command
+from rata.command_spec import inspect_command
 from rata.errors import CodegenError, SchemaBoundsError
 from rata.typemodel import Analyzer
 

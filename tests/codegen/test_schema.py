@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from rata import Ctx, Field, JsonValue, command
 from rata.codegen.schema import object_schema, value_schema
-from rata.command import inspect_command
+from rata.command_spec import inspect_command
 from rata.typemodel import Analyzer
 from tests.samples import Color, Coord, Dept, Draft, Filters, Movie, Order, Priority, Status, TreeNode
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from rata import logs
-from rata.mcp_dev import logreader
+from rata.dev_server import logreader
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

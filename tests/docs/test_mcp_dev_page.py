@@ -2,7 +2,7 @@
 
 test_docs.py runs the page's transcripts and checks its example files. This module checks
 what the page states in prose and tables: the tool list and arguments against the dev
-server's own `tools/list`, the bounds against the constants in `rata/mcp_dev/`, what the
+server's own `tools/list`, the bounds against the constants in `rata/dev_server/`, what the
 read-only connection refuses, the notes for missing things, reloading, what the server
 writes, both eras, the client configurations, and the Laravel Boost table.
 """
@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from rata.mcp_dev import database, docs_index, logreader, target, tools, windows
-from rata.mcp_dev.target import Target
-from rata.mcp_dev.tools import dev_app
+from rata.dev_server import database, docs_index, logreader, target, tools, windows
+from rata.dev_server.target import Target
+from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -551,4 +551,4 @@ def test_adding_a_dev_tool_is_one_declaration_and_the_page_names_what_exists() -
     assert "one command declaration" in text
     named = re.findall(r"`tools\.(\w+)`", text)
     assert named and all(callable(getattr(tools, name)) for name in named), named
-    assert (ROOT / "tests" / "mcp_dev" / "test_tools.py").is_file() and "tests/mcp_dev/test_tools.py" in text
+    assert (ROOT / "tests" / "dev_server" / "test_tools.py").is_file() and "tests/dev_server/test_tools.py" in text

@@ -1,4 +1,4 @@
-"""One headless Chromium for the whole test session, shared by tests/windows and tests/devtools.
+"""One headless Chromium for the whole test session, shared by tests/windows and tests/debug_build.
 
 Starting Chromium costs about a second, so the session starts it once (lazily, on the
 first test that asks) and each test opens its own page in it. Where Chromium is missing

@@ -161,7 +161,7 @@ def test_live_queries_are_reported_to_the_dev_script_when_there_is_one(peer):
 
 
 def test_the_dev_page_script_shows_the_pages_live_queries(browser, frontend):
-    page_js = (RUNTIME_PATH.parent.parent / "devtools" / "page.js").read_text(encoding="ascii")
+    page_js = (RUNTIME_PATH.parent.parent / "debug_build" / "page.js").read_text(encoding="ascii")
     window = ChromiumBackend("runtime", browser=browser).open(WindowSpec("w3"), frontend, scripts=[runtime_source("w3"), page_js])
     try:
         peer = Peer(window)

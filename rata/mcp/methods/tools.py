@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rata.app import App
-    from rata.command import CommandSpec
+    from rata.command_spec import CommandSpec
     from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
     from rata.ratelimit import Limiter

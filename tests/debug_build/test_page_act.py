@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.devtools.conftest import Page
+from tests.debug_build.conftest import Page
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The page script's snapshot in real headless Chromium, against golden files.
 
-Goldens live in ``tests/devtools/golden/``; after a deliberate change, rewrite them with
-``RATA_UPDATE_GOLDEN=1 python -m pytest tests/devtools`` and review the diff.
+Goldens live in ``tests/debug_build/golden/``; after a deliberate change, rewrite them with
+``RATA_UPDATE_GOLDEN=1 python -m pytest tests/debug_build`` and review the diff.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from rata.devtools import page_script
-from tests.devtools.conftest import Page, assert_golden
+from rata.debug_build import page_script
+from tests.debug_build.conftest import Page, assert_golden
 
 
 @pytest.mark.parametrize("name", ["roles", "names", "states", "hiding", "masking"])

@@ -30,7 +30,7 @@ from rata.endpoint import Connection
 from rata.errors import RataError, WindowError
 from rata.logs import LazyLogger
 
-log = LazyLogger("rata.devtools")
+log = LazyLogger("rata.debug_build")
 
 MAX_LINES = 1000
 MAX_TEXT = 200

@@ -1,4 +1,4 @@
-"""The dev tools are listed once: the commands `rata.mcp_dev.tools` and `rata.mcp_dev.windows` declare.
+"""The dev tools are listed once: the commands `rata.dev_server.tools` and `rata.dev_server.windows` declare.
 
 What the server lists, how a result is shown, what the instructions name and what
 `rata mcp install --dev` lints all come from those declarations, so adding a tool is one
@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from rata.cli.main import app as cli
-from rata.command import command
+from rata.command_spec import command
 from rata.context import Ctx
-from rata.mcp_dev import tools, windows
-from rata.mcp_dev.serve import dev_server
-from rata.mcp_dev.target import Target
-from rata.mcp_dev.tools import dev_app
+from rata.dev_server import tools, windows
+from rata.dev_server.serve import dev_server
+from rata.dev_server.target import Target
+from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient
 from tests.conftest import CRM
 

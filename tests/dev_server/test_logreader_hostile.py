@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rata.dev_server import logreader
+from rata.dev_server.logreader import read_entries
 from rata.errors import RataError
-from rata.mcp_dev import logreader
-from rata.mcp_dev.logreader import read_entries
-from tests.mcp_dev.helpers import at, entry, write_lines
+from tests.dev_server.helpers import at, entry, write_lines
 
 ORDINARY = "an ordinary message of seventy characters, as apps write them all day"
 CATASTROPHIC = [

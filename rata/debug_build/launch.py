@@ -3,7 +3,7 @@
     run_dev(app)                  # the desktop window (pywebview)
     run_dev(app, headless=True)   # headless Chromium: containers, CI, agents without a screen
 
-It is the app started normally (`rata.running.RunningApp`: migrations, the MCP endpoint for
+It is the app started normally (`rata.running_app.RunningApp`: migrations, the MCP endpoint for
 `crm --mcp`) plus three things that exist only here, never in a normal start: the page
 script (page.js) in every document of every window, this package's modules, and the dev
 endpoint (``RATA-DEV/1`` on ``dev.sock`` in the app's folder) served by `DevBridge`.
@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rata.devtools import page_script
-from rata.devtools.bridge import DevBridge
+from rata.debug_build import page_script
+from rata.debug_build.bridge import DevBridge
 from rata.endpoint import DEV, EndpointServer
-from rata.running import RunningApp
+from rata.running_app import RunningApp
 
 
 def run_dev(app: Any, *, headless: bool = False, on_ready: Callable[[RunningApp, EndpointServer], None] | None = None) -> None:

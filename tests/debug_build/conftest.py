@@ -1,6 +1,6 @@
 """Fixtures for the page-script tests: fixture pages in the session's headless Chromium.
 
-Each test gets a window of the browser backend showing ``tests/devtools/pages/`` with
+Each test gets a window of the browser backend showing ``tests/debug_build/pages/`` with
 ``page.js`` installed at document start, as `rata dev` installs it, and a `Page` helper
 that keeps the ref counter the way the host does (``refBase`` = the largest ``nextRef``
 seen in this window).
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from rata.devtools import page_script
+from rata.debug_build import page_script
 from rata.windows.adapter import WindowSpec
 from rata.windows.chromium import ChromiumBackend, ChromiumWindow
 from rata.windows.frontend import Frontend

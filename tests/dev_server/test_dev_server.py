@@ -27,8 +27,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from rata.migrations import migrate
+from tests.dev_server.helpers import CUSTOMERS, bump_mtime, changes, copy_crm, dev_command, dev_env, seed_crm, snapshot, write_crm_logs
 from tests.mcp.peers import LEGACY, MODERN
-from tests.mcp_dev.helpers import CUSTOMERS, bump_mtime, changes, copy_crm, dev_command, dev_env, seed_crm, snapshot, write_crm_logs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 

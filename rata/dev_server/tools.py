@@ -2,11 +2,11 @@
 
 Every tool is read-only (``readOnlyHint``) and bounded, and says what is missing instead of
 failing: no database yet, no logs yet, no docs. They look at the *target* app, the project
-the coding agent works on (`rata.mcp_dev.target.Target`), never at this app's own folder.
+the coding agent works on (`rata.dev_server.target.Target`), never at this app's own folder.
 The schemas agents see come from rata's own codegen, like any app's.
 
 Adding a dev tool is one command declaration: an ``@command(can=ABILITY, read_only=True)``
-function here (or ``windows.ABILITY`` in `rata.mcp_dev.windows`). The server lists what the
+function here (or ``windows.ABILITY`` in `rata.dev_server.windows`). The server lists what the
 modules declare (`dev_commands`), its instructions name every tool (`instructions`), a result
 shown as text or a picture says so where it is declared (``@command(present=...)``), and
 `rata mcp install --dev` lints every name (`tool_names`).
@@ -24,12 +24,12 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from rata import __version__
 from rata.app import App, Mcp
-from rata.command import CommandSpec, command, command_options
+from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
+from rata.dev_server import database, logreader
+from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
+from rata.dev_server.target import Target
 from rata.errors import RataError
-from rata.mcp_dev import database, logreader
-from rata.mcp_dev.docs_index import DocsIndex, rata_docs_dir
-from rata.mcp_dev.target import Target
 from rata.typemodel import Field, JsonValue
 
 ABILITY = "dev.read"
@@ -492,15 +492,15 @@ def declared(module: ModuleType) -> list[Callable[..., Any]]:
 
 
 def dev_commands() -> list[Callable[..., Any]]:
-    """Every dev tool: the commands of this module, then those of `rata.mcp_dev.windows`."""
-    from rata.mcp_dev import windows
+    """Every dev tool: the commands of this module, then those of `rata.dev_server.windows`."""
+    from rata.dev_server import windows
 
     return declared(sys.modules[__name__]) + declared(windows)
 
 
 def instructions(specs: Iterable[CommandSpec]) -> str:
     """The server's instructions, naming every tool in `specs` by what it may do (its ability)."""
-    from rata.mcp_dev import windows
+    from rata.dev_server import windows
 
     specs = list(specs)
     reads = [spec.name for spec in specs if spec.can == ABILITY]
@@ -520,7 +520,7 @@ def _listed(names: list[str]) -> str:
 
 def dev_app(target_project: Target) -> App:
     """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit."""
-    from rata.mcp_dev import windows
+    from rata.dev_server import windows
 
     app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
     app.commands(*dev_commands())

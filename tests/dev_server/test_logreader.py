@@ -6,9 +6,9 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from rata.mcp_dev import logreader
-from rata.mcp_dev.logreader import read_entries
-from tests.mcp_dev.helpers import AppLogger, at, entry, write_lines
+from rata.dev_server import logreader
+from rata.dev_server.logreader import read_entries
+from tests.dev_server.helpers import AppLogger, at, entry, write_lines
 
 
 def numbered(start: int, stop: int, **fields) -> list[str]:

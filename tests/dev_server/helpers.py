@@ -1,6 +1,6 @@
 """Shared by the `rata mcp dev` tests: throwaway projects, a seeded crm database, JSON-lines logs, folder snapshots.
 
-Test modules import what they use (``from tests.mcp_dev.helpers import ...``).
+Test modules import what they use (``from tests.dev_server.helpers import ...``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ LOOK_AROUND = """
 import json, sys
 sys.path.insert(0, {crm!r})
 from crm.app import app
-from rata.running import RunningApp
+from rata.running_app import RunningApp
 
 seen = {{}}
 
@@ -26,7 +26,7 @@ def look(host):
     window = host.window("main")
     seen["page_script"] = window.eval_json("typeof window.__rata_dev")
     seen["runtime"] = window.eval_json("typeof window.rata")
-    seen["dev_modules"] = sorted(name for name in sys.modules if name.startswith("rata.devtools"))
+    seen["dev_modules"] = sorted(name for name in sys.modules if name.startswith("rata.debug_build"))
     seen["dev_socket"] = (app.folder.path / "dev.sock").exists()
     seen["mcp_socket"] = (app.folder.path / "mcp.sock").exists()
     host.backend.stop()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rata.mcp_dev import docs_index
-from rata.mcp_dev.docs_index import DocsIndex, slug, split_sections
-from tests.mcp_dev.helpers import bump_mtime
+from rata.dev_server import docs_index
+from rata.dev_server.docs_index import DocsIndex, slug, split_sections
+from tests.dev_server.helpers import bump_mtime
 
 
 @pytest.fixture
@@ -244,7 +244,7 @@ def test_the_index_is_brought_up_to_date_one_changed_file_at_a_time(tmp_path, ca
 
 
 def test_search_refreshes_the_index_by_itself_once_the_refresh_interval_has_passed(tmp_path, cache):
-    from rata.mcp_dev import docs_index
+    from rata.dev_server import docs_index
 
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Alpha\nThe first page.\n")

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rata.mcp_dev import database
-from rata.mcp_dev.database import QueryRefused, as_table, connect_read_only, run_query, run_query_isolated
+from rata.dev_server import database
+from rata.dev_server.database import QueryRefused, as_table, connect_read_only, run_query, run_query_isolated
 
 ROWS = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < {n}) "
 NEAR_CAP = "printf('%.*c', 999000, 'a')"  # a text just under the length limit
@@ -159,7 +159,7 @@ def test_one_step_that_never_looks_at_the_clock_is_killed_just_past_the_limit(db
 
 HEAP_PROBE = """
 import resource, sys
-from rata.mcp_dev.database import QueryRefused, run_query_isolated
+from rata.dev_server.database import QueryRefused, run_query_isolated
 sql = "SELECT " + ", ".join(f"randomblob(999999) AS c{n}" for n in range(300))
 try:
     run_query_isolated(sys.argv[1], sql)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from rata.testing import AgentClient
-from tests.mcp_dev.helpers import changes, copy_crm, dev_command, dev_env, many_customers, seed_crm, sha256, snapshot
+from tests.dev_server.helpers import changes, copy_crm, dev_command, dev_env, many_customers, seed_crm, sha256, snapshot
 
 pytestmark = pytest.mark.subprocess
 

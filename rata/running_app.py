@@ -43,7 +43,7 @@ class RunningApp:
         for migration in self.applied:
             log.info("applied migration %s", migration.filename)
         if self.app.mcp_config is not None:
-            from rata.mcp.running import serve_agents
+            from rata.mcp.endpoint_server import serve_agents
 
             self.endpoints.append(serve_agents(self.app))
         return self

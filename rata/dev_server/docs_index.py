@@ -16,8 +16,9 @@ import re
 import sqlite3
 import threading
 import time
-from rata._record import Record
 from pathlib import Path
+
+from rata._record import Record
 
 SCHEMA_VERSION = 3
 REFRESH_INTERVAL = 2.0

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rata.dev_server.target import Target
+from rata.dev_server.tools import dev_app
 from rata.mcp.app_server import AppServer
 from rata.mcp.stdio import serve
-from rata.mcp_dev.target import Target
-from rata.mcp_dev.tools import dev_app
 
 
 def dev_server(app_spec: str | None, cwd: Path, send) -> AppServer:  # noqa: ANN001 - a transport's write function

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from rata.dev_server.target import Target
+from rata.dev_server.tools import dev_app
 from rata.errors import AppLoadError
-from rata.mcp_dev.target import Target
-from rata.mcp_dev.tools import dev_app
 from rata.testing import AgentClient
-from tests.mcp_dev.helpers import bump_mtime, isolated_imports, make_project, write_app
+from tests.dev_server.helpers import bump_mtime, isolated_imports, make_project, write_app
 
 
 @pytest.fixture(autouse=True)

@@ -452,7 +452,7 @@ def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int) -> Quer
 
     request = json.dumps({"path": str(path), "sql": sql, "limit": limit, "time_limit_ms": time_limit_ms}).encode()
     root = str(Path(__file__).resolve().parents[2])  # where rata is, should it only be on PYTHONPATH
-    code = f"import sys; sys.path.append({root!r}); from rata.mcp_dev.database import _worker_main; _worker_main()"
+    code = f"import sys; sys.path.append({root!r}); from rata.dev_server.database import _worker_main; _worker_main()"
     # -I: nothing from the project's folder or the environment can shadow a module; -B: no bytecode written.
     try:
         process = subprocess.Popen([sys.executable, "-I", "-B", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -9,7 +9,7 @@ import pytest
 
 from rata.endpoint import MCP, connect
 from rata.events import AgentCalled
-from rata.running import RunningApp
+from rata.running_app import RunningApp
 from rata.testing import AgentClient
 from tests.mcp.fixtures import crm, era  # noqa: F401 - fixtures
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rata.mcp_dev import database
-from rata.mcp_dev.database import QueryRefused, as_table, connect_read_only, run_query, schema
+from rata.dev_server import database
+from rata.dev_server.database import QueryRefused, as_table, connect_read_only, run_query, schema
 
 SCHEMA = """
 PRAGMA journal_mode = WAL;

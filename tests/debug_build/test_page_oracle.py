@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.devtools.conftest import Page
+from tests.debug_build.conftest import Page
 
 # Chromium's names for roles the snapshot spells the ARIA way.
 CHROME_ROLES = {"image": "img", "DisclosureTriangle": "button"}

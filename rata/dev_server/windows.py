@@ -1,7 +1,7 @@
 """The window tools of `rata mcp dev`: eyes and hands in the running debug build's windows.
 
 The debug build (`rata dev`) serves its windows on the dev endpoint (``RATA-DEV/1``, a 0600
-socket in the app's folder, challenge-response on the install token; see rata.devtools.bridge).
+socket in the app's folder, challenge-response on the install token; see rata.debug_build.bridge).
 Each tool connects, asks, and shows the answer. Without a running debug build every tool
 answers, as a tool result, that none is running and how to start one; the other dev tools
 work as before. A tool whose answer reads better as text or a picture than as JSON says so
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, TypedDict
 
-from rata.command import command
+from rata.command_spec import command
 from rata.context import Ctx
 from rata.errors import RataError
 from rata.typemodel import Field, JsonValue

@@ -361,7 +361,7 @@ def _scan_in_child(logs_dir: Path, name: str, limit: int, min_level: str | None,
         "since": since.isoformat() if since else None,
         "seconds": PATTERN_SECONDS,
     }
-    code = f"import sys; sys.path.insert(0, {_ROOT!r}); from rata.mcp_dev.logreader import child_main; child_main()"
+    code = f"import sys; sys.path.insert(0, {_ROOT!r}); from rata.dev_server.logreader import child_main; child_main()"
     try:
         child = subprocess.Popen([sys.executable, "-I", "-S", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as error:
