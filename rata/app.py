@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import inspect
 import os
-import sqlite3
 import sys
-import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +19,12 @@ from rata.abilities import Grant
 from rata.command_spec import CommandSpec, inspect_command
 from rata.context import Ctx
 from rata.convert import Invalid, Mismatch, from_json_fields, to_json
+from rata.db import Database, UnitOfWork
 from rata.dispatch import CommandRequest, Middleware, Origin
 from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
 from rata.events import Events
 from rata.folder import AppFolder, default_location
-from rata.live import LiveRegistry, TableTracker
+from rata.live import LiveRegistry
 from rata.logs import sync as sync_logging
 from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
 from rata.ratelimit import RateLimit
@@ -33,7 +32,10 @@ from rata.typemodel import Analyzer
 from rata.validation import ValidationErrors
 
 if TYPE_CHECKING:
+    import sqlite3
     from pathlib import Path
+
+    from rata.db import Tracker
 
 ALLOW = "allow"
 CONFIRM = "confirm"
@@ -73,7 +75,7 @@ class Mcp:
             return None
         key = (ability, len(self.grant.patterns), len(self.confirm_grant.patterns))
         access = self._memo.get(key, False)
-        if access is False:  # grants only grow, so the pattern counts say when to look again
+        if access is False:  # memoised for bench/run.py --only server; grants only grow, so the pattern counts say when to look again
             if self.confirm_grant.allows(ability):
                 access = CONFIRM
             elif self.grant.allows(ability):
@@ -113,7 +115,7 @@ class App:
         self._analyzer = Analyzer()
         self.events = Events()
         self.live = LiveRegistry()
-        self._local = threading.local()
+        self._database = Database(lambda: self.folder)
         self._folder: AppFolder | None = None
         self._default_folder: tuple[str | None, AppFolder] | None = None
 
@@ -181,7 +183,7 @@ class App:
             return self._folder
         home = os.environ.get("RATA_HOME")
         cached = self._default_folder
-        if cached is None or cached[0] != home:  # follows RATA_HOME, built once per value
+        if cached is None or cached[0] != home:  # follows RATA_HOME, built once per value (bench/run.py --only server)
             cached = (home, AppFolder(default_location(self.identifier)))
             self._default_folder = cached
         return cached[1]
@@ -198,7 +200,7 @@ class App:
     def root(self) -> Path:
         """The app's source folder (its migrations, frontend, ...): given, or the folder of the module that made the App."""
         root = self._root
-        if isinstance(root, str):  # made a Path on first use: a server that never needs it does not import pathlib
+        if isinstance(root, str):  # a Path on first use: a server that never needs it skips pathlib (bench/run.py --only server, cold start)
             from pathlib import Path
 
             root = self._root = Path(root)
@@ -214,39 +216,19 @@ class App:
 
     def database(self) -> sqlite3.Connection:
         """This thread's connection to the app's SQLite database."""
-        folder = self.folder
-        local = self._local
-        conn = getattr(local, "conn", None)
-        if conn is not None:
-            # The same folder object means the same file; another one is compared by path.
-            if getattr(local, "folder", None) is folder:
-                return conn
-            if local.path == folder.database_file:
-                local.folder = folder
-                return conn
-            conn.close()
-        folder.ensure()
-        _create_private(folder.database_file)
-        conn = sqlite3.connect(folder.database_file, timeout=5.0, factory=_Connection)
-        local.tracker = None
-        conn.follow(local)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")  # the usual WAL setting: safe against crashes, no fsync per commit
-        local.conn, local.path, local.folder = conn, folder.database_file, folder
-        return conn
+        return self._database.connection()
 
-    def track_tables(self, tracker: Any) -> None:
+    def unit_of_work(self) -> UnitOfWork:
+        """One call's transaction on the app's database, for a ``with`` block (see `rata.db.UnitOfWork`)."""
+        return UnitOfWork(self._database)
+
+    def track_tables(self, tracker: Tracker | None) -> None:
         """Report this thread's table reads and writes to `tracker` (None to stop)."""
-        self._local.tracker = tracker
+        self._database.track(tracker)
 
     def close(self) -> None:
         """Close this thread's database connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self._database.close()
 
     def migrate(self) -> Any:
         """Apply pending migrations; returns a `MigrateReport`."""
@@ -260,7 +242,7 @@ class App:
         """Run one command through grants, middleware, validation; return its JSON result."""
         spec = self.specs.get(request.command) or self.spec(request.command)
         self._authorize(spec, request)
-        if not self.middleware:
+        if not self.middleware:  # no second grant check in _invoke (bench/run.py --only server)
             return self._run(spec, request)
         handler: Callable[[CommandRequest], Any] = self._invoke
         for middleware in reversed(self.middleware):
@@ -276,7 +258,8 @@ class App:
         if origin.kind == "internal":
             return
         if origin.kind == "agent":
-            access = self.mcp_config.access(spec.can) if self.mcp_config is not None else None  # agent_access, one call less
+            # agent_access inlined, one call less per tools/call (bench/run.py --only server)
+            access = self.mcp_config.access(spec.can) if self.mcp_config is not None else None
             if access is None:
                 raise ForbiddenError(
                     f"The command {spec.name!r} is not available to agents.",
@@ -300,7 +283,7 @@ class App:
         """The command's keyword arguments from JSON `args`; raises `ValidationErrors`."""
         # hot path: bench/run.py --only server (throughput): each spec's fields read once, not per call
         cached = self._fields.get(spec.name)
-        if cached is None or cached[0] is not spec:  # read once per spec object
+        if cached is None or cached[0] is not spec:  # read once per spec object (bench/run.py --only server)
             cached = self._fields[spec.name] = (spec, [(p.name, p.node, p.required) for p in spec.params])
         try:
             return from_json_fields(cached[1], args)
@@ -316,27 +299,16 @@ class App:
     def _run(self, spec: CommandSpec, request: CommandRequest) -> Any:
         sync_logging()  # a logging configuration waiting for `logging` applies before the command can log
         kwargs = self.arguments(spec, request.args)
-        ctx = Ctx(self, request)
-        if spec.ctx_param is not None:
-            kwargs[spec.ctx_param] = ctx
-        try:
+        with UnitOfWork(self._database) as work:
+            if spec.ctx_param is not None:
+                kwargs[spec.ctx_param] = Ctx(self, request, work)
             value = spec.fn(**kwargs)
             if spec.is_async or inspect.isawaitable(value):
                 value = _run_coroutine(value)
-        except BaseException:
-            if ctx._db is not None:
-                self._local.tracker = None
-                if ctx._db.in_transaction:
-                    ctx._db.rollback()
-            raise
-        if ctx._db is not None:
-            self._local.tracker = None
-            if ctx._db.in_transaction:
-                ctx._db.commit()
-            if spec.live:
-                self.live.record_reads(spec.name, ctx.tables.reads)
-            if ctx.tables.writes:
-                self.live.changed(ctx.tables.writes)
+        if spec.live and work.used:
+            self.live.record_reads(spec.name, work.tables.reads)
+        if work.changed:
+            self.live.changed(work.changed)
         try:
             return to_json(spec.returns, value)
         except Mismatch as mismatch:
@@ -344,94 +316,6 @@ class App:
                 f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
                 hint="Fix the command or its return annotation.",
             ) from None
-
-
-Report = tuple[int, "str | None", "str | None", "str | None", "str | None"]
-"""What SQLite tells an authorizer: action, two arguments, database, trigger or view."""
-
-
-class _Connection(sqlite3.Connection):
-    """The app's SQLite connection: it keeps prepared statements, and still reports every table they touch.
-
-    SQLite tells the authorizer which tables a statement reads and writes only while it
-    prepares it; run again from the statement cache, it would read and write unseen, and a
-    write would never reach the live registry. So every report is remembered with the SQL
-    text being run, and replayed to the tracker (`App.track_tables`) each time that text
-    runs again: the same reports as preparing it anew, without paying for it.
-    """
-
-    MAX_REMEMBERED = 1024
-    """Distinct SQL texts remembered; past that all are forgotten and every statement is prepared anew once."""
-
-    def follow(self, local: threading.local) -> None:
-        """Report to ``local.tracker`` (this thread's command), from now on."""
-        self._local = local
-        self._reports: dict[str, set[Report]] = {}
-        self._tables: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}
-        """For each SQL text, the tables its reports name, with how many reports that was worked out from."""
-        self._learning: set[Report] | None = None
-        self.set_authorizer(self._authorize)
-
-    def _authorize(self, action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
-        learning = self._learning
-        if learning is not None:
-            learning.add((action, arg1, arg2, db, source))
-        tracker = self._local.tracker
-        return tracker(action, arg1, arg2, db, source) if tracker is not None else sqlite3.SQLITE_OK
-
-    def _before(self, sql: Any) -> set[Report] | None:
-        """Start remembering reports for `sql`; the ones already remembered go to the tracker."""
-        if not isinstance(sql, str):
-            self._learning = None
-            return None
-        reports = self._reports.get(sql)
-        if reports is None:
-            if len(self._reports) >= self.MAX_REMEMBERED:
-                self._reports.clear()
-                self._tables.clear()
-                self.set_authorizer(self._authorize)  # expires every prepared statement: each reports again
-            reports = self._reports[sql] = set()
-        self._learning = reports
-        tracker = self._local.tracker
-        if tracker is not None and reports:
-            if type(tracker) is TableTracker:  # a command's own tracker: the tables, worked out once per text
-                tables = self._tables.get(sql)
-                if tables is None or tables[0] != len(reports):  # reports only grow (a statement prepared anew)
-                    tables = self._tables[sql] = (len(reports), *TableTracker.tables(reports))
-                tracker.add(tables[1], tables[2])
-            else:
-                for report in list(reports):
-                    tracker(*report)
-        return reports
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        return sqlite3.Connection.cursor(self, _Cursor).execute(sql, parameters)
-
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        return sqlite3.Connection.cursor(self, _Cursor).executemany(sql, parameters)
-
-    def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # type: ignore[override]
-        return super().cursor(factory or _Cursor)
-
-
-class _Cursor(sqlite3.Cursor):
-    """A cursor of `_Connection`, reporting tables the same way."""
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        conn: _Connection = self.connection  # type: ignore[assignment]
-        conn._before(sql)
-        try:
-            return super().execute(sql, parameters)
-        finally:
-            conn._learning = None
-
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        conn: _Connection = self.connection  # type: ignore[assignment]
-        conn._before(sql)
-        try:
-            return super().executemany(sql, parameters)
-        finally:
-            conn._learning = None
 
 
 def _wrap(middleware: Middleware, inner: Callable[[CommandRequest], Any]) -> Callable[[CommandRequest], Any]:
@@ -457,16 +341,3 @@ def _caller_dir() -> str:
     frame = sys._getframe(2)
     filename = frame.f_globals.get("__file__")
     return os.path.dirname(os.path.realpath(filename)) if filename else os.getcwd()
-
-
-def _create_private(path: str) -> None:
-    """Create an empty database file 0600 before SQLite does (it would use the umask, often 0644).
-
-    SQLite treats an empty file as a new database, and gives its -wal and -shm the database's mode.
-    """
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
-    except OSError:
-        pass  # sqlite3.connect below reports an unusable path in its own words

@@ -5,28 +5,46 @@ Declare a parameter typed `Ctx` and dispatch passes it in; it is never part of t
 
 from __future__ import annotations
 
-import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rata.live import TableTracker
 from rata.logs import get_logger
 
 if TYPE_CHECKING:
     import logging
+    import sqlite3
 
-    from rata.app import App
+    from rata.db import TableTracker, UnitOfWork
     from rata.dispatch import CommandRequest, Origin
+    from rata.events import Events
+    from rata.folder import AppFolder
+    from rata.live import LiveRegistry
+
+
+class AppLike(Protocol):
+    """What a command may use of its app through ``ctx.app`` (`rata.App` is one; named here so this module needs no `App`)."""
+
+    name: str
+    identifier: str
+    version: str
+    description: str
+    events: Events
+    live: LiveRegistry
+
+    @property
+    def folder(self) -> AppFolder: ...
+
+    def call(self, name: str, /, **args: Any) -> Any: ...
+
+    def dispatch(self, request: CommandRequest) -> Any: ...
 
 
 class Ctx:
-    """The app, the request being served, and the app's database."""
+    """The app, the request being served, and the call's database transaction (its unit of work)."""
 
-    def __init__(self, app: App, request: CommandRequest) -> None:
+    def __init__(self, app: AppLike, request: CommandRequest, work: UnitOfWork) -> None:
         self.app = app
         self.request = request
-        self._db: sqlite3.Connection | None = None
-        self.tables = TableTracker()
-        """The tables this command read and wrote (for live queries)."""
+        self._work = work
 
     @property
     def origin(self) -> Origin:
@@ -36,10 +54,12 @@ class Ctx:
     @property
     def db(self) -> sqlite3.Connection:
         """The app's SQLite database; the command runs in one transaction, committed when it returns."""
-        if self._db is None:
-            self._db = self.app.database()
-            self.app.track_tables(self.tables)
-        return self._db
+        return self._work.connection
+
+    @property
+    def tables(self) -> TableTracker:
+        """The tables this command read and wrote (for live queries)."""
+        return self._work.tables
 
     @property
     def log(self) -> logging.Logger:

@@ -1,49 +1,15 @@
 """The live registry: which tables each live query read, which each command wrote.
 
-SQLite's authorizer callback reports every table a statement reads or writes while it is
-prepared; `TableTracker` collects them for one command. After a command that wrote
-commits, `LiveRegistry.changed(tables)` tells the listeners (the MCP server's
-subscriptions, later the windows) which live queries may now answer differently.
+Each call's unit of work (`rata.db.UnitOfWork`) hears which tables its command read and
+wrote. After a live query runs, dispatch records what it read (`record_reads`); after a
+command that wrote commits, `LiveRegistry.changed(tables)` tells the listeners (the MCP
+server's subscriptions, later the windows) which live queries may now answer differently.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections.abc import Callable, Iterable
-
-_READ = sqlite3.SQLITE_READ
-_WRITES = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
-_IGNORED_PREFIXES = ("sqlite_", "rata_")
-
-
-class TableTracker:
-    """An authorizer that records table reads and writes and allows everything."""
-
-    def __init__(self) -> None:
-        self.reads: set[str] = set()
-        self.writes: set[str] = set()
-
-    def __call__(self, action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
-        if arg1 and not arg1.startswith(_IGNORED_PREFIXES):
-            if action == _READ:
-                self.reads.add(arg1)
-            elif action in _WRITES:
-                self.writes.add(arg1)
-        return sqlite3.SQLITE_OK
-
-    @staticmethod
-    def tables(reports: Iterable[tuple[int, str | None, str | None, str | None, str | None]]) -> tuple[frozenset[str], frozenset[str]]:
-        """The tables these authorizer reports read and write, as a tracker hearing them would record them."""
-        tracker = TableTracker()
-        for report in reports:
-            tracker(*report)
-        return frozenset(tracker.reads), frozenset(tracker.writes)
-
-    def add(self, reads: frozenset[str], writes: frozenset[str]) -> None:
-        """Record these tables as read and written (what `tables` found in reports heard before)."""
-        self.reads.update(reads)
-        self.writes.update(writes)
+from collections.abc import Callable
 
 
 class LiveRegistry:

@@ -257,7 +257,7 @@ def test_every_run_of_a_kept_statement_reports_its_tables_however_it_is_run():
 
 
 def test_past_the_remembered_statements_every_statement_reports_again(monkeypatch):
-    from rata.app import _Connection
+    from rata.db import _Connection
 
     monkeypatch.setattr(_Connection, "MAX_REMEMBERED", 2)
     app = _ledger_app()
@@ -269,6 +269,42 @@ def test_past_the_remembered_statements_every_statement_reports_again(monkeypatc
         app.call("ledger_add", x=x)
     app.close()
     assert heard == [frozenset({"entries"})] * 4
+
+
+def test_a_command_that_calls_another_shares_its_transaction_and_the_live_registry_hears_once():
+    @command
+    def ledger_twice(ctx: Ctx, x: int) -> int:
+        """Add an entry and a note, then try a call that fails and carry on without it."""
+        ctx.db.execute("INSERT INTO entries VALUES (?)", (x,))
+        ctx.app.call("ledger_note", x=x)
+        with pytest.raises(ValidationErrors):
+            ctx.app.call("ledger_refuse", x=x)
+        if x < 0:
+            raise ValidationErrors({"x": "must not be negative"})
+        return ctx.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+
+    @command
+    def ledger_refuse(ctx: Ctx, x: int) -> None:
+        """Write, then refuse: its write is undone, the caller's are not."""
+        ctx.db.execute("INSERT INTO notes VALUES (?)", (x + 1000,))
+        raise ValidationErrors({"x": "refused"})
+
+    @command
+    def ledger_counts(ctx: Ctx) -> list[int]:
+        """Entries and notes."""
+        return [ctx.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("entries", "notes")]
+
+    app = _ledger_app().commands(ledger_twice, ledger_refuse, ledger_counts)
+    app.call("ledger_setup")
+    heard: list[frozenset[str]] = []
+    app.live.listen(heard.append)
+    assert app.call("ledger_twice", x=1) == 1  # its own note is there; the refused one is not
+    assert heard == [frozenset({"entries", "notes"})]  # once, after the outer commit
+    with pytest.raises(ValidationErrors):
+        app.call("ledger_twice", x=-1)  # fails after the inner call succeeded: both writes are undone
+    assert heard == [frozenset({"entries", "notes"})]
+    assert app.call("ledger_counts") == [1, 1]
+    app.close()
 
 
 def test_without_middleware_a_call_is_authorized_once_and_with_middleware_again_after_it():

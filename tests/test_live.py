@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rata.live import LiveRegistry, TableTracker
+from rata.live import LiveRegistry
 
 
 def test_every_run_of_the_same_insert_reaches_the_live_registry(crm_app):
@@ -14,41 +14,9 @@ def test_every_run_of_the_same_insert_reaches_the_live_registry(crm_app):
     assert heard == [frozenset({"customers"})] * 3
 
 
-def test_every_run_of_the_same_query_is_seen_reading_its_tables(crm_app):
-    crm_app.migrate()
-    for _ in range(2):
-        tracker = TableTracker()
-        crm_app.track_tables(tracker)
-        try:
-            crm_app.database().execute("SELECT count(*) FROM customers").fetchone()
-        finally:
-            crm_app.track_tables(None)
-        assert tracker.reads == {"customers"}
-
-
 def test_a_write_affects_only_the_live_queries_that_read_what_it_wrote():
     registry = LiveRegistry()
     registry.record_reads("customers_index", {"customers"})
     assert registry.affects("customers_index", frozenset({"customers"}))
     assert not registry.affects("customers_index", frozenset({"orders"}))
     assert registry.affects("never_ran", frozenset({"orders"}))  # unknown reads: assume it may change
-
-
-def test_a_tracker_of_its_own_hears_every_remembered_report_of_a_kept_statement(crm_app):
-    import sqlite3
-
-    crm_app.migrate()
-    heard: list[tuple] = []
-
-    def tracker(*report):
-        heard.append(report)
-        return sqlite3.SQLITE_OK
-
-    for _ in range(2):
-        heard.clear()
-        crm_app.track_tables(tracker)
-        try:
-            crm_app.database().execute("SELECT count(*) FROM customers").fetchone()
-        finally:
-            crm_app.track_tables(None)
-        assert (sqlite3.SQLITE_READ, "customers") in {report[:2] for report in heard}

@@ -165,17 +165,15 @@ def confirmation_message(ctx: ToolHost, call: Call, spec: CommandSpec, arguments
 
     custom = spec.confirm_message
     if custom is not None:
-        helper = Ctx(ctx.app, CommandRequest(spec.name, arguments, Origin.agent(call.client_name)))
         try:
             if callable(custom):
-                return visible(str(custom(helper, **kwargs)), MAX_MESSAGE)
+                with ctx.app.unit_of_work() as work:  # what the message reads, it reads in a transaction of its own
+                    helper = Ctx(ctx.app, CommandRequest(spec.name, arguments, Origin.agent(call.client_name)), work)
+                    return visible(str(custom(helper, **kwargs)), MAX_MESSAGE)
             shown = {key: _Shown(quote(value, MAX_SHOWN_VALUE)) if isinstance(value, str) else value for key, value in kwargs.items()}
             return visible(custom.format(**shown), MAX_MESSAGE)
         except Exception:  # noqa: BLE001 - a broken message must not block the default one
             log.exception("confirm_message of %s failed; using the default", spec.name)
-        finally:
-            if helper._db is not None:
-                ctx.app.track_tables(None)
     summary = clean_text(spec.description.split("\n\n")[0], MAX_SHOWN_VALUE * 2) if spec.description else spec.name
     shown_args = ", ".join(f"{visible(key, 64)}={_show(value, MAX_SHOWN_VALUE)}" for key, value in arguments.items())
     return visible(f"An agent wants to run {spec.name}({shown_args}): {summary} Allow it?", MAX_MESSAGE)
