@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.mcp_dev.helpers import copy_crm, dev_command, dev_env, many_customers, seed_crm  # noqa: E402
+from tests.dev_server.helpers import copy_crm, dev_command, dev_env, many_customers, seed_crm  # noqa: E402
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 NEAR_CAP = "printf('%.*c', 999000, 'a')"

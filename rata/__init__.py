@@ -8,7 +8,7 @@ answering from an app's manifest, say) does not load the app model.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.app import App, Mcp
     from rata.command_spec import command

@@ -13,7 +13,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rata.abilities import Grant
 from rata.command_spec import CommandSpec, inspect_command
@@ -31,6 +31,7 @@ from rata.ratelimit import RateLimit
 from rata.typemodel import Analyzer
 from rata.validation import ValidationErrors
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     import sqlite3
     from pathlib import Path

@@ -5,10 +5,11 @@ Declare a parameter typed `Ctx` and dispatch passes it in; it is never part of t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rata.logs import get_logger
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     import logging
     import sqlite3

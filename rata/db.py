@@ -10,7 +10,7 @@ for it, commits when the call returns, rolls back when it raises, and holds the
 keeps the connections, one per thread, each with an authorizer that reports every table a
 statement touches to the thread's tracker, replaying the reports of statements SQLite runs
 from its cache (`_Connection`). This is the app's own read-write database; the dev MCP
-server's read-only view of it is `rata.mcp_dev.database`.
+server's read-only view of it is `rata.dev_server.database`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.folder import AppFolder
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING
 
 from rata.errors import ConfigError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from pathlib import Path
 

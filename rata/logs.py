@@ -32,8 +32,9 @@ import re
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     import logging
     from pathlib import Path

@@ -37,7 +37,7 @@ import signal
 import sys
 import threading
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:  # collections.abc and contextlib cost a server's start-up several milliseconds
     from collections.abc import Callable
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,112 @@ def test_answering_from_a_manifest_loads_none_of_the_app_model():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT.parent).stdout
     assert json.loads(out) == []
+
+
+# --- no import cycles, and one type-only import idiom --------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every import inside rata/ between its modules: top-level, in functions, and type-only ones alike.
+
+    `from rata.x import y` counts as an import of rata.x.y when y is a module, else of rata.x.
+    A module's import of its own package (`from rata import ...` in rata/app.py) is not an edge:
+    the package imports its submodules only lazily, on first use of a name.
+    """
+    modules = {module_name(path): path for path in ROOT.rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*anchor, base] if base else anchor)
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            for target in targets:
+                found = resolve(target) if target.startswith("rata") else None
+                if found and found != name and not name.startswith(found + "."):
+                    graph[name].add(found)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_inside_rata_type_only_imports_included():
+    graph = import_graph()
+    assert "rata.context" in graph["rata.app"] and "rata.mcp.server" in graph["rata.mcp.stdio"]  # the graph sees imports
+    assert cycles(graph) == []
+
+
+def test_type_only_imports_use_one_idiom():
+    """`TYPE_CHECKING = False` then `if TYPE_CHECKING:`: typing.TYPE_CHECKING's value, without importing typing on server paths."""
+    offenders = []
+    for path in ROOT.rglob("*.py"):
+        text = path.read_text()
+        if "TYPE_CHECKING" not in text:
+            continue
+        if re.search(r"^from typing import .*\bTYPE_CHECKING\b|typing\.TYPE_CHECKING\b(?! without)", text, re.M):
+            offenders.append(f"{path.relative_to(ROOT)}: typing's TYPE_CHECKING")
+        if "\nif TYPE_CHECKING:" in text and not re.search(r"^TYPE_CHECKING = False  # the type-only import idiom", text, re.M):
+            offenders.append(f"{path.relative_to(ROOT)}: if TYPE_CHECKING without the module's TYPE_CHECKING = False")
+    assert offenders == []

@@ -26,7 +26,7 @@ from rata.errors import AppLoadError, RataError
 from rata.folder import MCP_SOCKET
 from rata.logs import configure_logging
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence

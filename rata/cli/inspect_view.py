@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rata.cli.console import safe
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rich.console import Console
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import typer
 
@@ -18,6 +18,7 @@ from rata.cli.options import AppOption
 from rata.errors import ConfigError
 from rata.install.clients import client_help
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:  # the library is imported when the command runs, not when `rata --help` starts
     from rata.install.plan import Plan, WriteResult
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import typer
 
@@ -13,6 +13,7 @@ from rata.cli.options import AppOption
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError, DriftError, RataError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.mcp.inspection import Inspection
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from rata.cleantext import _is_invisible, clean_line, clean_text, quote, visible  # noqa: F401 - the cleaner lives below the codegen layer
 
-TYPE_CHECKING = False  # not typing's: a server that starts from its manifest cleans with this module before anything imports typing
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
@@ -17,6 +17,7 @@ from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
 from rata.ratelimit import Limiter
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.mcp.confirm import Confirmer
 

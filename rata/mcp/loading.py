@@ -27,7 +27,7 @@ from rata.mcp.methods import METHODS
 from rata.mcp.server import DEFERRED, Method, Server
 from rata.mcp.wire import McpError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

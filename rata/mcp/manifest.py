@@ -22,7 +22,7 @@ import json
 import os
 import sys
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from rata._record import Record
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -7,11 +7,12 @@ These answer from lists made once (`Offer`), so they work the same over an app t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.mcp.server import Call
 

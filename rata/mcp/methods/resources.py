@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rata.dispatch import CommandRequest, Origin
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.app import App
     from rata.mcp.methods import Version

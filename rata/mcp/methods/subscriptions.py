@@ -11,7 +11,7 @@ nothing more is sent for it after that.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rata.mcp import wire
 from rata.mcp.methods import VERSIONS
@@ -19,6 +19,7 @@ from rata.mcp.methods.resources import not_found
 from rata.mcp.server import DEFERRED
 from rata.mcp.wire import McpError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.app import App
     from rata.mcp.server import Call, Server

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rata.app import CONFIRM
 from rata.context import Ctx
@@ -23,6 +23,7 @@ from rata.mcp.surface import RESULT_KEY, needs_wrapping
 from rata.mcp.wire import McpError
 from rata.validation import ValidationErrors
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
