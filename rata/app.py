@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -339,6 +338,7 @@ async def _await(awaitable: Any) -> Any:
 
 def _caller_dir() -> str:
     """The folder of the module that constructed the App (two frames up)."""
-    frame = sys._getframe(2)
-    filename = frame.f_globals.get("__file__")
+    here = inspect.currentframe()
+    frame = here.f_back.f_back if here is not None and here.f_back is not None else None
+    filename = frame.f_globals.get("__file__") if frame is not None else None
     return os.path.dirname(os.path.realpath(filename)) if filename else os.getcwd()

@@ -30,11 +30,6 @@ HOT_PATH = frozenset({
     "rata/logs.py",  # every call's log line
 })
 
-PENDING = {
-    ("rata/app.py", "sys._getframe"): "item 2 of issue 13 owns app.py: `_caller_dir` finds the App's module by frame, not for speed",
-}
-"""Tricks found outside the hot path that belong to another item's files; each entry goes once that item writes the plain version."""
-
 JUSTIFIED = re.compile(r"#\s*hot path: (bench/\S+\.py)\b.*\S")
 JSON_INTERNALS = ("json.encoder", "json.decoder", "json.scanner")
 JSON_PUBLIC = frozenset({"JSONEncoder", "JSONDecoder", "JSONDecodeError"})
@@ -166,9 +161,9 @@ def test_the_scanner_sees_each_kind_of_trick():
 
 
 def test_hot_path_tricks_are_only_in_the_hot_path_each_with_the_benchmark_that_justifies_it():
-    misplaced = [f"{module}:{lineno}: {what}" for module, lineno, what, _ in _all_tricks() if module not in HOT_PATH and (module, what) not in PENDING]
+    misplaced = [f"{module}:{lineno}: {what}" for module, lineno, what, _ in _all_tricks() if module not in HOT_PATH]
     unjustified = [
-        f"{module}:{lineno}: {what}" for module, lineno, what, bench in _all_tricks() if module in HOT_PATH and bench is None and (module, what) not in PENDING
+        f"{module}:{lineno}: {what}" for module, lineno, what, bench in _all_tricks() if module in HOT_PATH and bench is None
     ]
     assert misplaced == [], "outside the hot path: write the plain version"
     assert unjustified == [], "in the hot path: add `# hot path: bench/<script>.py ... (what it measured)` on the line or just above it"
@@ -179,7 +174,5 @@ def test_every_benchmark_named_as_a_justification_exists():
     assert named and all((REPO / bench).is_file() for bench in named), named
 
 
-def test_the_hot_path_names_modules_that_exist_and_each_pending_trick_is_still_there():
+def test_the_hot_path_names_modules_that_exist():
     assert [module for module in HOT_PATH if not (REPO / module).is_file()] == []
-    present = {(module, what) for module, _, what, _ in _all_tricks()}
-    assert [entry for entry in PENDING if entry not in present] == [], "the plain version is written: take it off PENDING"
