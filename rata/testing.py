@@ -106,11 +106,14 @@ class AgentClient:
         client: str = "rata-testing",
         elicitation: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
+        version: str = wire.LEGACY,
         _transport: Callable[[AgentClient], Callable[[bytes], None]] | None = None,
     ) -> None:
         if era not in ("modern", "legacy"):
             raise ValueError(f"era must be 'modern' or 'legacy', not {era!r}")
         self.era = era
+        self.version = version
+        """The protocol version asked for in ``initialize`` (the legacy era: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)."""
         self.client_info = {"name": client, "version": "1.0"}
         self.capabilities: dict[str, Any] = {"elicitation": {"form": {}}} if elicitation else {}
         self.timeout = timeout
@@ -132,7 +135,7 @@ class AgentClient:
             self._write = self._server.receive
         if era == "legacy":
             self.server_info = self.request(
-                "initialize", {"protocolVersion": wire.LEGACY, "capabilities": self.capabilities, "clientInfo": self.client_info}
+                "initialize", {"protocolVersion": version, "capabilities": self.capabilities, "clientInfo": self.client_info}
             )
             self.notify("notifications/initialized")
 

@@ -7,7 +7,8 @@ Both eras on one process, as the specification allows:
 
 - a request whose ``params._meta`` carries ``io.modelcontextprotocol/...`` keys is served
   statelessly under 2026-07-28 rules (envelope -> version -> method -> handler);
-- ``initialize`` starts a 2025-11-25 session scoped to this process.
+- ``initialize`` starts a session scoped to this process, in the handshake version the client
+  asked for when it is served (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), else 2025-11-25.
 
 Once a non-discover modern request has been served the connection is modern: a later
 ``initialize`` gets -32022. Once ``initialize`` has been answered, enveloped requests get
@@ -325,9 +326,11 @@ class Server:
         self.initialized = True
         self.legacy_capabilities = capabilities
         self.legacy_client = client
-        # One handshake version is served, whatever was asked (2026-07-28 included): the newest.
-        self.legacy_version = VERSIONS[wire.LEGACY]
-        result: dict[str, Any] = {"protocolVersion": self.legacy_version.name, "capabilities": self.capabilities, "serverInfo": self.info}
+        # The version asked for when it is a handshake version served here, else the newest (2026-07-28 included).
+        version = VERSIONS.get(requested) if requested in wire.HANDSHAKE_VERSIONS else None
+        self.legacy_version = version if version is not None and version.era == "legacy" else VERSIONS[wire.LEGACY]
+        info = self.legacy_version.info(self.info)
+        result: dict[str, Any] = {"protocolVersion": self.legacy_version.name, "capabilities": self.capabilities, "serverInfo": info}
         if self.instructions:
             result["instructions"] = self.instructions
         self.send(wire.response(incoming.id, result))
@@ -416,7 +419,8 @@ class Server:
         self.send(answer)
 
     def shape(self, result: dict[str, Any], version: Version) -> dict[str, Any]:
-        """A result as `version` has it: with the 2026-07-28 envelope (resultType and serverInfo) if it has one, without the keys it drops."""
+        """A result as `version` has it: with the 2026-07-28 envelope (resultType and serverInfo) if it has one,
+        without the keys it drops (and its content items without the keys and types it lacks)."""
         if version.envelope:
             shaped = dict(result)
             shaped.setdefault("resultType", "complete")
@@ -425,7 +429,12 @@ class Server:
             shaped["_meta"] = meta
             return shaped
         drops = version.drops
-        return {k: v for k, v in result.items() if k not in drops}
+        shaped = {k: v for k, v in result.items() if k not in drops}
+        if version.item_drops or version.content_types is not _ALL_CONTENT:
+            content = shaped.get("content")
+            if isinstance(content, list):
+                shaped["content"] = version.content(content)
+        return shaped
 
     def request_client(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send a server->client request (2025-11-25 only) and wait for the answer.
@@ -491,6 +500,8 @@ class Server:
             except Exception:  # noqa: BLE001 - every hook runs, and stopping never fails
                 log.exception("a close hook failed")
 
+
+_ALL_CONTENT = VERSIONS[wire.LEGACY].content_types
 
 DEFERRED: dict[str, Any] = {}
 """Returned by a handler that will answer (or never answer) the request itself."""

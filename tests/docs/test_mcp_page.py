@@ -196,9 +196,10 @@ def test_the_first_request_decides_the_era(crm: App) -> None:
         assert agent.request("ping") == {}
     with AgentClient(crm) as agent:
         assert agent.request_raw("ping")["error"]["code"] == -32601
-    with AgentClient(crm, era="legacy") as legacy_2024:
-        answer = legacy_2024.request_raw("initialize", {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}})
-        assert answer["result"]["protocolVersion"] == "2025-11-25"
+    with AgentClient(crm, era="legacy", version="2024-11-05") as legacy_2024:
+        assert legacy_2024.server_info["protocolVersion"] == "2024-11-05"
+    with AgentClient(crm, era="legacy", version="2024-10-07") as unknown:
+        assert unknown.server_info["protocolVersion"] == "2025-11-25"
 
 
 @pytest.mark.parametrize(("era", "code"), [("modern", -32602), ("legacy", -32002)])

@@ -46,7 +46,7 @@ class Gate:
         self.opened.set()
 
 
-def connect(found, load, era="modern"):
+def connect(found, load, era="modern", version=wire.LEGACY):
     made = []
 
     def transport(client):
@@ -55,7 +55,7 @@ def connect(found, load, era="modern"):
         client._server = loading.server
         return loading.server.receive
 
-    client = AgentClient(era=era, _transport=transport)
+    client = AgentClient(era=era, version=version, _transport=transport)
     return client, made[0]
 
 

@@ -35,12 +35,12 @@ def check_cursor(call: Call) -> None:
 
 def list_tools(ctx: Offer, call: Call) -> dict[str, Any]:
     check_cursor(call)
-    return {"tools": ctx.tools_for(call.era), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+    return {"tools": call.version.tools(ctx.tools_for(call.era)), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
 
 def list_resources(ctx: Offer, call: Call) -> dict[str, Any]:
     check_cursor(call)
-    return {"resources": ctx.resources_for(call.era), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+    return {"resources": call.version.resources(ctx.resources_for(call.era)), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
 
 def list_templates(ctx: Offer, call: Call) -> dict[str, Any]:

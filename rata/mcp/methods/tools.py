@@ -124,12 +124,14 @@ def _confirm(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, 
     message = confirmation_message(ctx, call, spec, arguments, kwargs)
     if call.era == "legacy":
         if not call.can_elicit("form"):
+            version = call.version
+            why = "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
             return error_result(
-                f"{spec.name} needs the user's confirmation, and this client cannot ask for it (it did not declare "
-                "the elicitation capability). Ask the user to do this in the app, or use a client that supports elicitation."
+                f"{spec.name} needs the user's confirmation, and this client cannot ask for it ({why}). "
+                "Ask the user to do this in the app, or use a client that supports elicitation."
             )
         try:
-            answer = call.ask_client("elicitation/create", confirm.elicitation(message), confirm.LEGACY_TIMEOUT_SECONDS)
+            answer = call.ask_client("elicitation/create", call.version.elicitation(confirm.elicitation(message)), confirm.LEGACY_TIMEOUT_SECONDS)
         except McpError as error:
             log.warning("confirmation of %s failed: %s", spec.name, error.message)
             return False
