@@ -134,9 +134,7 @@ class AgentClient:
             self._server = AppServer(app, send=self._on_bytes).server
             self._write = self._server.receive
         if era == "legacy":
-            self.server_info = self.request(
-                "initialize", {"protocolVersion": version, "capabilities": self.capabilities, "clientInfo": self.client_info}
-            )
+            self.server_info = self.request("initialize", {"protocolVersion": version, "capabilities": self.capabilities, "clientInfo": self.client_info})
             self.notify("notifications/initialized")
 
     @classmethod

@@ -22,10 +22,10 @@ from rata.mcp import wire
 from rata.mcp.methods import FEATURE_KEYS, VERSIONS
 from rata.mcp.server import Server
 from rata.testing import AgentClient
+from tests.mcp import test_sdk_peer as sdk_peer
 from tests.mcp.fixtures import crm  # noqa: F401 - pytest fixture
 from tests.mcp.peers import INDEX_URI, TOOL_NAMES, crm_home, migrated_folder  # noqa: F401 - fixtures
 from tests.mcp.test_loading import Gate, answers, connect, recorded  # noqa: F401 - recorded is a fixture
-from tests.mcp import test_sdk_peer as sdk_peer
 from tests.mcp.test_sdk_peer import anyio_backend  # noqa: F401 - pytest fixture
 from tests.mcp.test_sdk_wire import ADA, ELICITATION, Wire
 
@@ -282,7 +282,6 @@ def test_the_manifest_fast_path_answers_each_version_as_the_loaded_app_does(crm,
     check_tools(before[1], version)
 
 
-
 # --- the official SDK client, made to ask for an older version ---
 # mcp 2.3.0's `Client` always asks for `LATEST_HANDSHAKE_VERSION` in initialize (no option chooses
 # another), so these tests set that module constant of its session: the rest is the SDK as shipped.
@@ -308,3 +307,25 @@ async def test_the_sdk_client_asking_an_older_version_gets_it_and_lists_and_call
         assert deleted.is_error is not True and len(elicit.asked) == 1
     else:
         assert deleted.is_error is True and f"protocol version {version} has no elicitation" in sdk_peer.text_of(deleted) and not elicit.asked
+
+
+@pytest.mark.anyio
+@pytest.mark.subprocess
+@pytest.mark.parametrize("version", ["2025-06-18", "2024-11-05"])
+async def test_rata_mcp_dev_answers_an_older_version_too(tmp_path, rata_home, version, monkeypatch):
+    from tests.dev_server import test_dev_server as dev
+
+    monkeypatch.setattr(sdk_session, "LATEST_HANDSHAKE_VERSION", version)
+    world = dev.World(tmp_path, rata_home)
+    world.seed()
+    with anyio.fail_after(dev.TEST_SECONDS):
+        async with dev.connected(world.server(), "legacy") as client:
+            assert client.protocol_version == version
+            listed = await client.list_tools()
+            info = await client.call_tool("app_info", {})
+    assert sorted(tool.name for tool in listed.tools) == dev.TOOLS
+    newest = version == "2025-06-18"
+    assert all((tool.annotations is not None) is newest for tool in listed.tools)
+    assert any(tool.output_schema is not None for tool in listed.tools) is newest
+    assert info.is_error is False and json.loads(dev.text_of(info))
+    assert (info.structured_content is not None) is newest

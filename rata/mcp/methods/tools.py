@@ -125,7 +125,9 @@ def _confirm(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, 
     if call.era == "legacy":
         if not call.can_elicit("form"):
             version = call.version
-            why = "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+            why = (
+                "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+            )
             return error_result(
                 f"{spec.name} needs the user's confirmation, and this client cannot ask for it ({why}). "
                 "Ask the user to do this in the app, or use a client that supports elicitation."
