@@ -1,6 +1,7 @@
 """The add commands `rata mcp install` prints, run by the real clients, register what `--write` writes.
 
-Claude Code 2.1.328, OpenCode 1.18.33, Qwen Code 0.24.4 and GitHub Copilot CLI 1.0.102, pinned in
+Claude Code 2.1.328, OpenCode 1.18.33, Qwen Code 0.24.4, GitHub Copilot CLI 1.0.102, Gemini CLI
+0.61.0 and Codex 0.169.0, pinned in
 .ci/peers (`cd .ci/peers && npm install`; node 22 comes with them). Each runs with a scratch HOME
 and XDG folders, in a scratch project, never the real ones. The entry the client's own `mcp add`
 writes to its user file must be the entry `rata mcp install --write` writes to the project file.
@@ -15,6 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,8 @@ class Peer:
         self.program, self.user_file, self.project_file, self.key = program, user_file, project_file, key
 
     def server(self, file: Path, name: str) -> dict[str, Any]:
-        return json.loads(file.read_text())[self.key][name]
+        text = file.read_text()
+        return (tomllib.loads(text) if file.suffix == ".toml" else json.loads(text))[self.key][name]
 
 
 PEERS = {
@@ -43,6 +46,8 @@ PEERS = {
     "opencode": Peer("opencode", ".config/opencode/opencode.jsonc", "opencode.json", "mcp"),
     "qwen": Peer("qwen", ".qwen/settings.json", ".qwen/settings.json", "mcpServers"),
     "copilot-cli": Peer("copilot", ".copilot/mcp-config.json", ".mcp.json", "mcpServers"),
+    "gemini": Peer("gemini", ".gemini/settings.json", ".gemini/settings.json", "mcpServers"),
+    "codex": Peer("codex", ".codex/config.toml", ".codex/config.toml", "mcp_servers"),
 }
 
 
@@ -107,6 +112,11 @@ def test_the_printed_add_command_registers_what_write_writes(client, dev, scratc
         # Copilot's `mcp add` says "local", rata says "stdio" (Claude Code reads the same .mcp.json and
         # knows only "stdio"); Copilot CLI takes both for one thing.
         assert (added.pop("type"), written.pop("type")) == ("local", "stdio")
+    if "cwd" in written:
+        # Gemini CLI and Codex have a working-folder field that their `mcp add` cannot set: the
+        # printed command names the app with --app instead, which `rata mcp dev` takes the same way.
+        assert dev
+        written["args"] += ["--app", written.pop("cwd")]
     assert added == written
 
 
