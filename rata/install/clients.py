@@ -16,13 +16,15 @@ most                ``{"mcpServers": {NAME: {command, args, env}}}`` (Claude and
 ``vscode``          ``{"servers": {NAME: {type: "stdio", command, args, env}}}``
 ``zed``             ``{"context_servers": {NAME: {command, args, env}}}``
 ``opencode``        ``{"mcp": {NAME: {type: "local", command: [program, *args], environment}}}``
+``copilot-cli``     ``{"mcpServers": {NAME: {type: "stdio", command, args, env, tools: ["*"]}}}``
 ``codex``           ``[mcp_servers.NAME]`` and ``[mcp_servers.NAME.env]`` (TOML)
 ``continue``        a YAML block file with an ``mcpServers`` list
 ``goose``           ``extensions: {NAME: {type: stdio, cmd, args, envs}}`` (YAML)
 ==================  ===================================================================
 
 The facts (files, keys, links, limits) follow the client reference of late 2026; each client's
-row says where a file is only believed to be right.
+row says where a file is only believed to be right. The add commands of Claude Code, OpenCode,
+Qwen Code and GitHub Copilot CLI are run by the real clients in tests/install/test_real_clients.py.
 """
 
 from __future__ import annotations
@@ -96,7 +98,6 @@ def _opencode_entry(client: Client, name: str, launch: Launch) -> dict[str, Any]
         out["environment"] = dict(launch.env)
     if cwd:
         out["cwd"] = cwd
-    out["enabled"] = True
     return out
 
 
@@ -110,7 +111,7 @@ def _continue_entry(client: Client, name: str, launch: Launch) -> dict[str, Any]
 
 
 COMMAND = Shape(_command_entry)
-OPENCODE = Shape(_opencode_entry, frozenset({"enabled"}))
+OPENCODE = Shape(_opencode_entry)
 GOOSE = Shape(_goose_entry, frozenset({"enabled", "timeout", "env_keys"}))
 CONTINUE = Shape(_continue_entry)
 
@@ -207,7 +208,8 @@ def _program(launch: Launch) -> list[str]:
 
 
 def _claude_code_add(client: Client, name: str, launch: Launch) -> str:
-    return shlex.join(["claude", "mcp", "add", "--scope", "user", "--transport", "stdio", *_env_flags("-e", launch.env), name, "--", *_program(launch)])
+    # The name comes first: `-e` takes several values and would swallow a name after it.
+    return shlex.join(["claude", "mcp", "add", name, "--scope", "user", "--transport", "stdio", *_env_flags("-e", launch.env), "--", *_program(launch)])
 
 
 def _vscode_add(client: Client, name: str, launch: Launch) -> str:
@@ -218,9 +220,14 @@ def _codex_add(client: Client, name: str, launch: Launch) -> str:
     return shlex.join(["codex", "mcp", "add", name, *_env_flags("--env", launch.env), "--", *_program(launch)])
 
 
-def _gemini_add(client: Client, name: str, launch: Launch) -> str:
-    args = launch.argv(False)
-    return shlex.join(["gemini", "mcp", "add", "-s", "user", *_env_flags("-e", launch.env), name, launch.command, *(["--", *args] if args else [])])
+def _gemini_style_add(program: str) -> Text:
+    """`gemini mcp add` and Qwen Code's fork of it: the name and command are positionals, args after `--`."""
+
+    def add(client: Client, name: str, launch: Launch) -> str:
+        args = launch.argv(False)
+        return shlex.join([program, "mcp", "add", "-s", "user", *_env_flags("-e", launch.env), name, launch.command, *(["--", *args] if args else [])])
+
+    return add
 
 
 def _devin_add(client: Client, name: str, launch: Launch) -> str:
@@ -233,10 +240,13 @@ def _cline_add(client: Client, name: str, launch: Launch) -> str | None:
     return shlex.join(["cline", "mcp", "add", name, "--yes", "--", *_program(launch)])
 
 
-def _opencode_add(client: Client, name: str, launch: Launch) -> str | None:
-    if launch.env:
-        return None
-    return shlex.join(["opencode", "mcp", "add", name, "--scope", "user", "--", *_program(launch)])
+def _opencode_add(client: Client, name: str, launch: Launch) -> str:
+    # OpenCode's `mcp add` has no scope: it writes the user file (~/.config/opencode/opencode.jsonc).
+    return shlex.join(["opencode", "mcp", "add", name, *_env_flags("--env", launch.env), "--", *_program(launch)])
+
+
+def _copilot_cli_add(client: Client, name: str, launch: Launch) -> str:
+    return shlex.join(["copilot", "mcp", "add", name, *_env_flags("--env", launch.env), "--", *_program(launch)])
 
 
 def _kiro_add(client: Client, name: str, launch: Launch) -> str | None:
@@ -320,7 +330,7 @@ CLIENTS: tuple[Client, ...] = (
     ),
     Client(
         "vscode",
-        "VS Code (GitHub Copilot)",
+        "VS Code (GitHub Copilot Chat)",
         JSONC,
         (
             (MAC, "~/Library/Application Support/Code/User/mcp.json"),
@@ -329,7 +339,7 @@ CLIENTS: tuple[Client, ...] = (
         ),
         ".vscode/mcp.json",
         server_key="servers",
-        aliases=("code", "vs-code", "copilot"),
+        aliases=("code", "vs-code"),
         trust="VS Code asks you to trust a server from .vscode/mcp.json before it starts it.",
         before=(("type", "stdio"),),
         add=_vscode_add,
@@ -359,7 +369,7 @@ CLIENTS: tuple[Client, ...] = (
         aliases=("gemini-cli",),
         trust="Gemini CLI loads .gemini/settings.json only in folders you trust.",
         cwd_key="cwd",
-        add=_gemini_add,
+        add=_gemini_style_add("gemini"),
         name_rule=_gemini_name,
         tool_format="mcp_{server}_{tool}",
         tool_limit=63,
@@ -396,13 +406,34 @@ CLIENTS: tuple[Client, ...] = (
         ((ALL, "~/.config/opencode/opencode.json (or opencode.jsonc)"),),
         "opencode.json",
         server_key="mcp",
-        trust="OpenCode may ask you to approve project servers (opencode mcp approve <name>).",
-        cwd_key="cwd",
         shape=OPENCODE,
         wrap=_opencode_document,
         add=_opencode_add,
         tool_format="mcp__{server}__{tool}",
         tool_limit=64,
+    ),
+    Client(
+        "qwen",
+        "Qwen Code",
+        JSON,
+        ((ALL, "~/.qwen/settings.json"), (WINDOWS, r"%USERPROFILE%\.qwen\settings.json")),
+        ".qwen/settings.json",
+        aliases=("qwen-code",),
+        trust="Qwen Code starts a project's servers only once you approve them (qwen mcp approve <name>).",
+        add=_gemini_style_add("qwen"),
+    ),
+    Client(
+        "copilot-cli",
+        "GitHub Copilot CLI",
+        JSON,
+        ((ALL, "~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)"),),
+        ".mcp.json",
+        aliases=("github-copilot-cli",),
+        trust="Copilot CLI reads .mcp.json only in folders you trust.",
+        before=(("type", "stdio"),),
+        after=(("tools", ["*"]),),
+        add=_copilot_cli_add,
+        note="The same .mcp.json serves Claude Code; VS Code's Copilot Chat is --client vscode.",
     ),
     Client(
         "cline",
@@ -476,6 +507,10 @@ CLIENTS: tuple[Client, ...] = (
         cwd_key="working_directory",
     ),
 )
+
+
+# Names that mean more than one client: asked for, they name the clients instead of guessing.
+AMBIGUOUS: dict[str, tuple[str, ...]] = {"copilot": ("vscode", "copilot-cli")}
 
 
 def client_names() -> list[str]:

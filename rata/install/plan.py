@@ -98,6 +98,11 @@ def client_table() -> list[dict[str, Any]]:
 
 def get_client(name: str) -> Client:
     found = _clients.find_client(name)
+    meant = _clients.AMBIGUOUS.get(name.strip().lower())
+    if found is None and meant:
+        titles = {c.key: c.title for c in _clients.CLIENTS}
+        which = " or ".join(f"--client {key} ({titles[key]})" for key in meant)
+        raise InstallError(f"{name!r} names more than one MCP client.", hint=f"Say which: {which}.")
     if found is None:
         import difflib
 

@@ -53,7 +53,13 @@ def test_add_command_and_link_are_shown(rata):
     result = rata("mcp", "install", "--client", "cursor", "--app", str(CRM))
     assert "cursor://anysphere.cursor-deeplink/mcp/install?name=crm&config=" in result.stderr
     result = rata("mcp", "install", "--client", "claude-code", "--app", str(CRM))
-    assert "claude mcp add --scope user --transport stdio" in result.stderr
+    assert "claude mcp add crm --scope user --transport stdio -e RATA_HOME=" in result.stderr
+
+
+def test_copilot_names_both_copilot_clients(rata):
+    result = rata("mcp", "install", "--client", "copilot", "--app", str(CRM))
+    assert result.exit_code == 1
+    assert "--client vscode" in result.stderr and "--client copilot-cli" in result.stderr
 
 
 def test_json_output(rata):

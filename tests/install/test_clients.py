@@ -31,8 +31,10 @@ EXPECTED = {
     "zed": {"context_servers": {"crm": PLAIN}},
     "opencode": {
         "$schema": "https://opencode.ai/config.json",
-        "mcp": {"crm": {"type": "local", "command": ["/usr/local/bin/crm", "--mcp"], "environment": {"RATA_ENV": "dev"}, "enabled": True}},
+        "mcp": {"crm": {"type": "local", "command": ["/usr/local/bin/crm", "--mcp"], "environment": {"RATA_ENV": "dev"}}},
     },
+    "qwen": {"mcpServers": {"crm": PLAIN}},
+    "copilot-cli": {"mcpServers": {"crm": {**TYPED, "tools": ["*"]}}},
     "cline": {"mcpServers": {"crm": {**TYPED, "disabled": False}}},
     "kiro": {"mcpServers": {"crm": {**PLAIN, "disabled": False, "autoApprove": []}}},
     "junie": {"mcpServers": {"crm": PLAIN}},
@@ -99,6 +101,8 @@ def test_project_files_are_the_reference_ones():
         "windsurf": ".devin/config.json",
         "zed": ".zed/settings.json",
         "opencode": "opencode.json",
+        "qwen": ".qwen/settings.json",
+        "copilot-cli": ".mcp.json",
         "kiro": ".kiro/settings/mcp.json",
         "junie": ".junie/mcp/mcp.json",
         "continue": ".continue/mcpServers/crm.yaml",
@@ -110,7 +114,7 @@ def test_a_working_folder_goes_in_the_cwd_field_or_becomes_app_arguments():
     dev = Launch("/venv/bin/rata", ("mcp", "dev"), {}, cwd="/home/me/crm", cwd_args=("--app", "/home/me/crm"))
     assert clients.find_client("codex").entry("rata", dev) == {"command": "/venv/bin/rata", "args": ["mcp", "dev"], "cwd": "/home/me/crm"}
     assert clients.find_client("warp").entry("rata", dev)["working_directory"] == "/home/me/crm"
-    assert clients.find_client("opencode").entry("rata", dev)["cwd"] == "/home/me/crm"
+    assert clients.find_client("gemini").entry("rata", dev)["cwd"] == "/home/me/crm"
     claude = clients.find_client("claude-code").entry("rata", dev)
     assert claude["args"] == ["mcp", "dev", "--app", "/home/me/crm"] and "cwd" not in claude
 
@@ -154,7 +158,10 @@ def test_kiro_and_lmstudio_links():
 @pytest.mark.parametrize(
     ("key", "command"),
     [
-        ("claude-code", "claude mcp add --scope user --transport stdio -e RATA_ENV=dev crm -- /usr/local/bin/crm --mcp"),
+        ("claude-code", "claude mcp add crm --scope user --transport stdio -e RATA_ENV=dev -- /usr/local/bin/crm --mcp"),
+        ("opencode", "opencode mcp add crm --env RATA_ENV=dev -- /usr/local/bin/crm --mcp"),
+        ("qwen", "qwen mcp add -s user -e RATA_ENV=dev crm /usr/local/bin/crm -- --mcp"),
+        ("copilot-cli", "copilot mcp add crm --env RATA_ENV=dev -- /usr/local/bin/crm --mcp"),
         ("codex", "codex mcp add crm --env RATA_ENV=dev -- /usr/local/bin/crm --mcp"),
         ("gemini", "gemini mcp add -s user -e RATA_ENV=dev crm /usr/local/bin/crm -- --mcp"),
         ("windsurf", "devin mcp add -s user -e RATA_ENV=dev crm -- /usr/local/bin/crm --mcp"),

@@ -20,6 +20,13 @@ TOOL_NAMES = ["customers_delete", "customers_index", "customers_show", "customer
 INDEX_URI = "app://customers_index"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+# The npm peers pinned in .ci/peers (`cd .ci/peers && npm install`), node 22 among them.
+PEERS_BIN = Path(__file__).resolve().parents[2] / ".ci" / "peers" / "node_modules" / ".bin"
+
+
+def peers_required() -> bool:
+    """A missing peer fails instead of skipping: in CI (CI=true) or with RATA_PEERS_REQUIRED=1."""
+    return os.environ.get("CI", "").lower() in ("true", "1") or os.environ.get("RATA_PEERS_REQUIRED") == "1"
 
 
 def crm_command() -> list[str]:

@@ -19,20 +19,14 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.peers import INDEX_URI, TOOL_NAMES, crm_command, crm_home, migrated_folder  # noqa: F401 - fixtures
+from tests.mcp.peers import INDEX_URI, PEERS_BIN, TOOL_NAMES, crm_command, crm_home, migrated_folder, peers_required  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.subprocess
 
-ROOT = Path(__file__).resolve().parents[2]
-PEERS_BIN = ROOT / ".ci" / "peers" / "node_modules" / ".bin"
 INSPECTOR = PEERS_BIN / "mcp-inspector"
 ERAS = ["legacy", "modern", "auto"]
 TIMEOUT_SECONDS = 30
 ADA = {"name": "Ada Lovelace", "email": "ada@example.com"}
-
-
-def peers_required() -> bool:
-    return os.environ.get("CI", "").lower() in ("true", "1") or os.environ.get("RATA_PEERS_REQUIRED") == "1"
 
 
 @pytest.fixture(scope="module")
