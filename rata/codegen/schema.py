@@ -112,9 +112,7 @@ class _Writer:
             else:
                 required.append(name)
             properties[name] = prop
-        schema: dict[str, Any] = {"type": "object"}
-        if properties:
-            schema["properties"] = properties
+        schema: dict[str, Any] = {"type": "object", "properties": properties}  # `properties: {}` too: strict converters need it
         if required:
             schema["required"] = required
         schema["additionalProperties"] = False
