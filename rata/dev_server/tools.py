@@ -188,11 +188,14 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> Databa
     return _new(DatabaseSchema, str(path), True, found["tables"], found["views"], found["triggers"], note)
 
 
+Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
+
+
 class QueryAnswer(TypedDict):
     """Rows of a read-only query, capped, as JSON and as a text table."""
 
     columns: list[str]
-    rows: list[list[JsonValue]]
+    rows: list[list[Cell]]
     row_count: int
     more_rows: bool
     elapsed_ms: float
