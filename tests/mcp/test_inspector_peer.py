@@ -131,7 +131,7 @@ def test_a_delete_the_inspector_cannot_confirm_fails_at_once_instead_of_hanging(
 
 
 def test_the_inspectors_strict_check_of_rata_mcp_dev_warns_only_about_its_free_form_json_results(inspector, tmp_path):
-    """Every input schema and every typed result passes; what remains is the free-form JSON of four results."""
+    """Every input schema and every typed result passes; what remains is the free-form JSON of three results."""
     import re
     import shutil
     import sys
@@ -145,5 +145,5 @@ def test_the_inspectors_strict_check_of_rata_mcp_dev_warns_only_about_its_free_f
     assert run.rc == 0, run
     assert "database_query" in {tool["name"] for tool in run.json["result"]["tools"]}
     warned = re.findall(r'Warning: tool "([a-z_]+)"\n\s+Path: (\S+)', run.stderr)
-    assert {tool for tool, _ in warned} == {"app_calls", "database_schema", "last_error", "read_log_entries"}, run
+    assert {tool for tool, _ in warned} == {"app_calls", "last_error", "read_log_entries"}, run
     assert all(path.startswith("outputSchema.") for _, path in warned), run
