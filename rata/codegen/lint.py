@@ -19,6 +19,13 @@ about, a JSON path into that tool, a message and a fix. Rules:
 ``schema-boolean``         warning   ``true``/``false`` used as a schema
 ``schema-type-array``      warning   ``"type": [...]``; several clients want one type
 ``schema-remote-ref``      error     a ``$ref`` that is not local (``#...``)
+``schema-not-strict``      warning   (error with ``--strict``) a schema OpenAI's strict mode (and openai-agents'
+                                     and pydantic-ai's strict conversions) cannot take
+                                     without changing what it accepts: an untyped or
+                                     boolean part, an object open to other properties,
+                                     ``allOf``/``not``/``if``/``patternProperties``/...,
+                                     ``anyOf`` at the root, over 10 levels of objects,
+                                     5,000 properties or 1,000 enum values
 ``schema-invalid``         error     not a valid JSON Schema 2020-12 (checked against
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
@@ -45,6 +52,18 @@ RAW_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 SEVERITIES = ("error", "warning", "info")
 
 _TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"}
+
+# OpenAI's strict mode (Structured Outputs, "Supported schemas"): a subset of JSON Schema in which every
+# object lists its properties, all required, and is closed; these keywords are not in the subset, and
+# converters (openai-agents' ensure_strict_json_schema, pydantic-ai's strict mode) cannot rewrite them.
+STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
+STRICT_UNSUPPORTED += ("patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "contains")
+STRICT_MAX_DEPTH = 10
+"""Levels of nested objects strict mode accepts."""
+STRICT_MAX_PROPERTIES = 5_000
+"""Object properties in one schema, all objects together."""
+STRICT_MAX_ENUM = 1_000
+"""Enum values in one schema, all enums together."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +192,7 @@ def _schemas(tool: dict[str, Any], checked: dict[str, list[tuple[str, str]]] | N
     for key in ("inputSchema", "outputSchema"):
         if key in tool:
             _walk(tool["name"], tool[key], f"/{key}", out)
+            out += strict_problems(tool["name"], tool[key], f"/{key}", strict=checked is not None)
             if checked is not None:
                 for where, message in _meta_schema_errors(tool[key], checked):
                     out.append(Finding("schema-invalid", "error", tool["name"], f"/{key}{where}", message, "Fix the type or constraint that produced it."))
@@ -209,6 +229,60 @@ def _walk(name: str, schema: Any, path: str, out: list[Finding]) -> None:
     for suffix, sub in subschemas(schema):
         if not (isinstance(sub, bool) and suffix == "/additionalProperties"):  # `additionalProperties: false` is the closed-object idiom
             _walk(name, sub, path + suffix, out)
+
+
+def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bool = False) -> list[Finding]:
+    """``schema-not-strict`` findings: each part of `schema` that OpenAI's strict mode rejects (an error under ``--strict``)."""
+    out: list[Finding] = []
+
+    def problem(where: str, message: str, fix: str) -> None:
+        message = f"OpenAI's strict mode rejects this schema: {message}"
+        if strict:
+            out.append(Finding("schema-not-strict", "error", name, where, message, fix))
+        else:
+            out.append(Finding("schema-not-strict", "warning", name, where, message, fix))
+
+    if isinstance(schema, dict) and "anyOf" in schema:
+        problem(f"{path}/anyOf", "the root is an anyOf.", "Return an object (a dataclass or TypedDict) that holds the union.")
+    totals = {"properties": 0, "enum": 0, "deepest": 0}
+
+    def visit(sub: Any, where: str, depth: int) -> None:
+        if isinstance(sub, bool):
+            problem(where, f"the boolean schema {str(sub).lower()}.", "Use an object schema with a type.")
+            return
+        if not isinstance(sub, dict):
+            return
+        if not {"type", "enum", "const", "anyOf", "$ref"} & set(sub):
+            fix = "Give the value a concrete type (a union of the types it can be) instead of rata.JsonValue."
+            problem(where, "a part without a type (it allows any value).", fix)
+        for key in STRICT_UNSUPPORTED:
+            if key in sub:
+                problem(f"{where}/{key}", f"{key!r} is not in the strict subset.", "Express the constraint with a concrete type, or check it in the command.")
+        is_object = sub.get("type") == "object" or (isinstance(sub.get("type"), list) and "object" in sub["type"])
+        if is_object:
+            depth += 1
+            totals["deepest"] = max(totals["deepest"], depth)
+            extra = sub.get("additionalProperties", False)
+            if extra is not False:
+                fix = "Use a dataclass or TypedDict, or a list of key/value pairs, instead of dict[str, ...]."
+                problem(f"{where}/additionalProperties", "an object that allows properties it does not list (a dict).", fix)
+            totals["properties"] += len(sub.get("properties", {})) if isinstance(sub.get("properties"), dict) else 0
+        if isinstance(sub.get("enum"), list):
+            totals["enum"] += len(sub["enum"])
+        for suffix, inner in subschemas(sub):
+            if suffix == "/additionalProperties" or suffix.split("/")[1] in STRICT_UNSUPPORTED:
+                continue  # reported above
+            visit(inner, where + suffix, depth)
+
+    visit(schema, path, 0)
+    if totals["deepest"] > STRICT_MAX_DEPTH:
+        problem(path, f"{totals['deepest']} levels of nested objects; the limit is {STRICT_MAX_DEPTH}.", "Flatten the type.")
+    if totals["properties"] > STRICT_MAX_PROPERTIES:
+        problem(path, f"{totals['properties']:,} object properties; the limit is {STRICT_MAX_PROPERTIES:,}.", "Split the command or its type.")
+    if totals["enum"] > STRICT_MAX_ENUM:
+        fix = "Use a string with a check in the command instead of a large Literal or Enum."
+        problem(path, f"{totals['enum']:,} enum values; the limit is {STRICT_MAX_ENUM:,}.", fix)
+    return out
 
 
 def _grants(catalog: Catalog) -> list[Finding]:

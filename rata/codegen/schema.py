@@ -112,10 +112,8 @@ class _Writer:
             else:
                 required.append(name)
             properties[name] = prop
-        schema: dict[str, Any] = {"type": "object"}
-        if properties:
-            schema["properties"] = properties
-        if required:
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if required or not properties:  # no parameters: `properties: {}, required: []`, which strict converters (pydantic-ai, langchain) want
             schema["required"] = required
         schema["additionalProperties"] = False
         return schema

@@ -151,14 +151,63 @@ def _dependencies(project: Path | None) -> list[Dependency]:
 # --- database -----------------------------------------------------------------------------------
 
 
+class Column(TypedDict):
+    name: str
+    type: str
+    nullable: bool
+    default: str | None
+    primaryKey: bool
+
+
+class Index(TypedDict):
+    name: str
+    unique: bool
+    columns: list[str]
+
+
+class ForeignKey(TypedDict):
+    column: str
+    references: str
+    onDelete: str
+    onUpdate: str
+
+
+class Table(TypedDict):
+    """A table, its row count, columns, indexes and foreign keys."""
+
+    name: str
+    rows: int
+    columns: list[Column]
+    indexes: list[Index]
+    foreignKeys: list[ForeignKey]
+
+
+class TableCount(TypedDict):
+    """A table and its row count (`summary`)."""
+
+    name: str
+    rows: int
+
+
+class View(TypedDict):
+    name: str
+    sql: str | None
+
+
+class Trigger(TypedDict):
+    name: str
+    table: str
+    sql: str | None
+
+
 class DatabaseSchema(TypedDict):
     """Tables (columns, indexes, foreign keys, row counts), views and triggers."""
 
     database: str
     exists: bool
-    tables: list[JsonValue]
-    views: list[JsonValue]
-    triggers: list[JsonValue]
+    tables: list[Table | TableCount]
+    views: list[View]
+    triggers: list[Trigger]
     note: str
 
 
@@ -188,11 +237,14 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> Databa
     return _new(DatabaseSchema, str(path), True, found["tables"], found["views"], found["triggers"], note)
 
 
+Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
+
+
 class QueryAnswer(TypedDict):
     """Rows of a read-only query, capped, as JSON and as a text table."""
 
     columns: list[str]
-    rows: list[list[JsonValue]]
+    rows: list[list[Cell]]
     row_count: int
     more_rows: bool
     elapsed_ms: float

@@ -160,6 +160,7 @@ def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
         ("name-collision", "error", "thing_get", "/name"),
         ("grant-unmatched", "warning", None, "/grants/agent"),
         ("name-charset", "warning", "Thing.Get", "/name"),
+        ("schema-not-strict", "warning", "Thing.Get", "/inputSchema/properties/blob"),
         ("schema-untyped", "warning", "Thing.Get", "/inputSchema/properties/blob"),
         ("description-missing", "warning", "thing_get", "/description"),
         ("param-description", "info", "Thing.Get", "/inputSchema/properties/blob"),
@@ -170,7 +171,7 @@ def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
 def test_strict_exits_3_on_lint_errors_and_0_without(rata, tmp_path):
     (tmp_path / "linty.py").write_text(textwrap.dedent(LINTY))
     linty = rata("mcp", "inspect", "--app", str(tmp_path / "linty.py"), "--strict")
-    assert linty.exit_code == 3 and "Lint found 2 error(s)" in linty.stderr
+    assert linty.exit_code == 3 and "Lint found 3 error(s)" in linty.stderr  # schema-not-strict is an error under --strict
     assert "name-collision" in linty.stdout
     assert rata("mcp", "inspect", "--app", str(CRM), "--strict").exit_code == 0
 

@@ -64,6 +64,8 @@ def test_schema_portability_problems_are_found_where_they_are():
     assert rules(lint(catalog([bad]))) == [
         ("schema-remote-ref", "error", "t", "/inputSchema/properties/remote/$ref"),
         ("schema-boolean", "warning", "t", "/inputSchema/properties/flag"),
+        ("schema-not-strict", "warning", "t", "/inputSchema/properties/anything"),
+        ("schema-not-strict", "warning", "t", "/inputSchema/properties/flag"),
         ("schema-type-array", "warning", "t", "/inputSchema/properties/either/type"),
         ("schema-untyped", "warning", "t", "/inputSchema/properties/anything"),
         ("param-description", "info", "t", "/inputSchema/properties/anything"),
@@ -93,3 +95,51 @@ def test_every_finding_says_how_to_fix_it():
     bad = tool("T.x" * 30, "", a={})
     findings = lint(catalog([bad, tool("t_x")], [], {"agent": ["nothing.here"]}))
     assert findings and all(f.fix for f in findings)
+
+
+def strict_findings(schema, *, strict=False):
+    from rata.codegen.lint import strict_problems
+
+    return [(f.severity, f.path, f.message.split(": ", 1)[1]) for f in strict_problems("t", schema, strict=strict)]
+
+
+def test_openai_strict_mode_refuses_open_objects_untyped_parts_and_keywords_outside_its_subset():
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            "any": {"description": "anything"},
+            "both": {"allOf": [{"type": "integer"}, {"minimum": 1}]},
+            "named": {"type": "object", "propertyNames": {"pattern": "^a"}, "properties": {}, "additionalProperties": False},
+            "fine": {"anyOf": [{"type": "string", "pattern": "^x"}, {"type": "null"}], "default": None},
+        },
+        "additionalProperties": False,
+    }
+    assert strict_findings(schema) == [
+        ("warning", "/properties/tags/additionalProperties", "an object that allows properties it does not list (a dict)."),
+        ("warning", "/properties/any", "a part without a type (it allows any value)."),
+        ("warning", "/properties/both", "a part without a type (it allows any value)."),
+        ("warning", "/properties/both/allOf", "'allOf' is not in the strict subset."),
+        ("warning", "/properties/named/propertyNames", "'propertyNames' is not in the strict subset."),
+    ]
+    assert {severity for severity, _, _ in strict_findings(schema, strict=True)} == {"error"}
+
+
+def test_openai_strict_mode_limits_the_root_the_nesting_the_properties_and_the_enums():
+    assert strict_findings({"anyOf": [{"type": "string"}, {"type": "null"}]}) == [("warning", "/anyOf", "the root is an anyOf.")]
+    nested = {"type": "object", "properties": {}, "additionalProperties": False}
+    for _ in range(10):
+        nested = {"type": "object", "properties": {"x": nested}, "required": ["x"], "additionalProperties": False}
+    assert strict_findings(nested) == [("warning", "", "11 levels of nested objects; the limit is 10.")]
+    assert strict_findings(nested["properties"]["x"]) == []
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string", "enum": ["a", "b"]} for i in range(5001)}, "additionalProperties": False}
+    assert strict_findings(wide) == [
+        ("warning", "", "5,001 object properties; the limit is 5,000."),
+        ("warning", "", "10,002 enum values; the limit is 1,000."),
+    ]
+
+
+def test_strict_mode_findings_are_errors_only_under_the_deep_check():
+    open_tool = tool("t", tags={"type": "object", "additionalProperties": {"type": "string"}, "description": "x"})
+    assert rules(lint(catalog([open_tool]))) == [("schema-not-strict", "warning", "t", "/inputSchema/properties/tags/additionalProperties")]
+    assert rules(lint(catalog([open_tool]), meta_schema=True)) == [("schema-not-strict", "error", "t", "/inputSchema/properties/tags/additionalProperties")]

@@ -427,7 +427,7 @@ def test_a_commands_input_schema_lists_its_parameters_without_ctx() -> None:
 def test_a_command_without_parameters_takes_an_empty_closed_object() -> None:
     def ping(ctx: Ctx) -> None: ...
 
-    assert input_schema_of(ping) == {"type": "object", "additionalProperties": False}
+    assert input_schema_of(ping) == {"type": "object", "properties": {}, "required": [], "additionalProperties": False}  # strict converters need both
 
 
 def test_a_default_that_does_not_match_its_type_is_left_out() -> None:

@@ -364,6 +364,7 @@ def test_lint_demo_triggers_what_the_page_says() -> None:
         ("grant-unmatched", "warning"),
         ("description-missing", "warning"),
         ("schema-untyped", "warning"),
+        ("schema-not-strict", "warning"),
         ("param-description", "info"),
     }
 
@@ -388,7 +389,10 @@ def test_every_example_app_builds() -> None:
     for spec in ["docs/examples/first_app", "docs/examples/hello", "docs/examples/command_options.py", "docs/examples/factory.py:create_app"]:
         assert lint(build_catalog(load(spec))) == [], spec
     findings = lint(build_catalog(load("docs/examples/types_tour.py")))
-    assert [(f.rule, f.path) for f in findings] == [("schema-untyped", "/inputSchema/properties/extra")]
+    assert [(f.rule, f.path) for f in findings] == [
+        ("schema-not-strict", "/inputSchema/properties/extra"),
+        ("schema-untyped", "/inputSchema/properties/extra"),
+    ]
     assert load("docs/examples/validation.py").mcp_config is None
 
 

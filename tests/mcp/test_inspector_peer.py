@@ -122,3 +122,22 @@ def test_a_delete_the_inspector_cannot_confirm_fails_at_once_instead_of_hanging(
     run = inspect(inspector, crm_home, era, "tools/call", "--tool-name", "customers_delete", "--tool-args-json", '{"id": 1}')
     assert run.rc not in (0, 124), run  # 124: killed by `timeout`, the hang this guards against
     assert "elicitation" in run.stdout + run.stderr, run
+
+
+def test_the_inspectors_strict_check_of_rata_mcp_dev_warns_only_about_its_free_form_json_results(inspector, tmp_path):
+    """Every input schema and every typed result passes; what remains is the free-form JSON of three results."""
+    import re
+    import shutil
+    import sys
+
+    rata = shutil.which("rata", path=str(Path(sys.executable).parent)) or "rata"
+    home = tmp_path / "inspector-home"
+    home.mkdir()
+    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home)}
+    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", rata, "mcp", "dev", "--method", "tools/list", "--strict"]
+    run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT / "examples" / "crm", timeout=TIMEOUT_SECONDS + 10))
+    assert run.rc == 0, run
+    assert "database_query" in {tool["name"] for tool in run.json["result"]["tools"]}
+    warned = re.findall(r'Warning: tool "([a-z_]+)"\n\s+Path: (\S+)', run.stderr)
+    assert {tool for tool, _ in warned} == {"app_calls", "last_error", "read_log_entries"}, run
+    assert all(path.startswith("outputSchema.") for _, path in warned), run
