@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.mcp.peers import INDEX_URI, PEERS_BIN, TOOL_NAMES, crm_command, crm_home, migrated_folder, peers_required  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.subprocess
