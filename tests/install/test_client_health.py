@@ -1,0 +1,97 @@
+"""The real clients' own offline health checks connect to the servers `rata mcp install --write` writes.
+
+Gemini CLI, Claude Code, Qwen Code and OpenCode each spawn every server of the project's file in
+their `mcp list` (no model, no network) and report whether the MCP handshake succeeded. The
+scratch project gets crm's server (`--app`) and `rata mcp dev` (`--dev`); both must be reported
+connected, and a broken server command must not be. The clients, their scratch HOME and the
+missing-peer rule are the ones of test_real_clients.py.
+"""
+
+# ruff: noqa: F811 (client and scratch are the fixtures of test_real_clients.py, imported to be used)
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CRM
+from tests.install.test_real_clients import (  # noqa: F401
+    PEERS,
+    PEERS_BIN,
+    RATA,
+    client,
+    client_env,
+    run,
+    scratch,
+)
+
+pytestmark = pytest.mark.subprocess
+
+CLIENTS = ["gemini", "claude-code", "qwen", "opencode"]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def write_both(client: str, project: Path, env: dict[str, str]) -> list[str]:
+    """Write crm's server and the dev server into the project; their names."""
+    names = []
+    for dev in (False, True):
+        install = [str(RATA), "mcp", "install", "--client", client, "--app", str(CRM), *(["--dev"] if dev else [])]
+        names.append(json.loads(run([*install, "--json"], env, project).stdout)["name"])
+        run([*install, "--write"], env, project)
+    return names
+
+
+def health(client: str, names: list[str], home: Path, project: Path, env: dict[str, str]) -> str:
+    """What the client's offline list command prints, after the approval or trust it needs."""
+    program = str(PEERS_BIN / PEERS[client].program)
+    if client == "gemini":
+        (home / ".gemini").mkdir(exist_ok=True)
+        (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    elif client == "claude-code":
+        (home / ".claude").mkdir(exist_ok=True)
+        (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    elif client == "qwen":
+        for name in names:
+            run([program, "mcp", "approve", name], env, project)
+    done = run([program, "mcp", "list"], env, project)
+    return ANSI.sub("", done.stdout + done.stderr)
+
+
+def connected(output: str, name: str) -> bool:
+    """The client's line for `name` says connected (not "disconnected", not "failed")."""
+    return re.search(rf"(?mi)^\W*{re.escape(name)}\b[^\n]*(?<![a-z])connected\b", output) is not None
+
+
+@pytest.mark.parametrize("client", CLIENTS, indirect=True)
+def test_the_client_reports_both_written_servers_connected(client, scratch, rata_home):
+    home, project = scratch
+    env = client_env(home, rata_home)
+    names = write_both(client, project, env)
+    assert names == ["crm", "rata"]
+    output = health(client, names, home, project, env)
+    for name in names:
+        assert connected(output, name), f"{client} does not report {name} connected:\n{output}"
+
+
+@pytest.mark.parametrize("client", CLIENTS, indirect=True)
+def test_a_broken_server_command_is_not_reported_connected(client, scratch, rata_home, tmp_path):
+    """The check can fail: crm's entry pointed at a program that is no server is not connected."""
+    home, project = scratch
+    env = client_env(home, rata_home)
+    names = write_both(client, project, env)
+    file = project / PEERS[client].project_file
+    config = json.loads(file.read_text())
+    entry = config[PEERS[client].key]["crm"]
+    broken = str(tmp_path / "no-such-server")
+    if isinstance(entry["command"], list):  # OpenCode: the command and its arguments in one list
+        entry["command"][0] = broken
+    else:
+        entry["command"] = broken
+    file.write_text(json.dumps(config, indent=2))
+    output = health(client, names, home, project, env)
+    assert "crm" in output, f"{client} does not list crm at all:\n{output}"
+    assert not connected(output, "crm"), f"{client} reports a broken crm connected:\n{output}"
+    assert connected(output, "rata"), f"{client} does not report rata connected:\n{output}"
