@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,46 @@ def test_a_broken_server_command_is_not_reported_connected(client, scratch, rata
     assert "crm" in output, f"{client} does not list crm at all:\n{output}"
     assert not connected(output, "crm"), f"{client} reports a broken crm connected:\n{output}"
     assert connected(output, "rata"), f"{client} does not report rata connected:\n{output}"
+
+
+# The shim between the client and crm: it copies each line the client writes to a log and to crm.
+SHIM = """\
+import subprocess, sys
+log = open(sys.argv[1], "ab")
+child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
+for line in sys.stdin.buffer:
+    log.write(line)
+    log.flush()
+    child.stdin.write(line)
+    child.stdin.flush()
+child.stdin.close()
+sys.exit(child.wait())
+"""
+
+ASKS_FOR = {"gemini": "2025-06-18", "claude-code": "2026-07-28", "qwen": "2025-11-25", "opencode": "2025-11-25"}
+
+
+@pytest.mark.parametrize("client", CLIENTS, indirect=True)
+def test_the_protocol_version_the_client_asks_for(client, scratch, rata_home, tmp_path):
+    """The version in the client's first message to crm (initialize, or Claude Code's 2026-07-28 envelope),
+    read from the wire through a shim that logs what the client writes; docs/install.md lists them."""
+    home, project = scratch
+    env = client_env(home, rata_home)
+    names = write_both(client, project, env)
+    shim, log = tmp_path / "shim.py", tmp_path / "wire.jsonl"
+    shim.write_text(SHIM)
+    file = project / PEERS[client].project_file
+    config = json.loads(file.read_text())
+    entry = config[PEERS[client].key]["crm"]
+    if isinstance(entry["command"], list):
+        entry["command"] = [sys.executable, str(shim), str(log), *entry["command"]]
+    else:
+        entry["args"] = [str(shim), str(log), entry["command"], *entry.get("args", [])]
+        entry["command"] = sys.executable
+    file.write_text(json.dumps(config, indent=2))
+    output = health(client, names, home, project, env)
+    assert connected(output, "crm"), f"{client} does not report crm connected through the shim:\n{output}"
+    messages = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    first = messages[0]["params"]
+    asked = first.get("protocolVersion") or first["_meta"]["io.modelcontextprotocol/protocolVersion"]
+    assert asked == ASKS_FOR[client], f"{client}'s first message: {messages[0]}"
