@@ -18,7 +18,7 @@ it, and `quote`, which shows one value as a quoted JSON string. Every function h
 
 from __future__ import annotations
 
-from rata.cleantext import _is_invisible, clean_line, clean_text, quote, visible  # noqa: F401 - the cleaner lives below the codegen layer
+from rata.cleantext import clean_line, clean_text, quote, visible  # noqa: F401 - the cleaner lives below the codegen layer
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:

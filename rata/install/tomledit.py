@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rata.install.jsonc import line_break
+
 HEADER, PAIR, COMMENT, BLANK = "header", "pair", "comment", "blank"
 
 
@@ -167,12 +169,6 @@ def entry_spans(text: str, owner: list[str]) -> list[tuple[int, int]]:
         elif statement.kind == PAIR and current is not None:
             current[1] = statement.end
     return [(a, b) for a, b in spans]
-
-
-def line_break(text: str) -> str:
-    """The text's line break: CRLF if most of its lines end so, else LF."""
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
 
 
 def set_entry(text: str, owner: list[str], rendered: str) -> str:

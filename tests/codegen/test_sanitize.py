@@ -211,7 +211,7 @@ def test_a_command_whose_input_holds_too_many_values_is_refused_by_name() -> Non
 
 
 def test_ascii_text_loses_exactly_the_characters_the_general_rule_drops() -> None:
-    from rata.codegen.sanitize import _is_invisible
+    from rata.cleantext import _is_invisible
 
     every_ascii = "".join(map(chr, range(128))).replace("\r", "")
     assert clean_text(every_ascii) == "".join(char for char in every_ascii if not _is_invisible(char))
