@@ -28,9 +28,10 @@ from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
 from rata.dev_server import database, logreader
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
+from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
 from rata.errors import RataError
-from rata.typemodel import Field, JsonValue
+from rata.typemodel import Field
 
 ABILITY = "dev.read"
 Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -325,7 +326,7 @@ def migration_status(ctx: Ctx) -> MigrationReport:
 class LogEntries(TypedDict):
     """Log entries, newest first, and how far back the read went."""
 
-    entries: list[JsonValue]
+    entries: list[LogEntry]
     files: list[str]
     scanned_bytes: int
     stopped_early: bool
@@ -367,7 +368,7 @@ def read_log_entries(
     elif not scan.entries:
         notes.append("No entry matches.")
     notes.append(_skipped(scan))
-    return _new(LogEntries, scan.entries, scan.files, scan.scanned_bytes, scan.stopped_early, " ".join(note for note in notes if note))
+    return _new(LogEntries, [log_entry(e) for e in scan.entries], scan.files, scan.scanned_bytes, scan.stopped_early, " ".join(note for note in notes if note))
 
 
 def _skipped(scan: logreader.Scan) -> str:
@@ -391,13 +392,13 @@ def _since(text: str) -> dt.datetime | None:
         from rata.codegen.sanitize import clean_text
 
         raise RataError(f"since is not an ISO 8601 time: {clean_text(text[:100])!r}.", hint="Write e.g. 2026-07-28T09:00:00Z.") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 class LastError(TypedDict):
     """The newest ERROR or CRITICAL log entry, with its traceback."""
 
-    entry: JsonValue
+    entry: LogEntry | None
     note: str
 
 
@@ -407,7 +408,7 @@ def last_error(ctx: Ctx) -> LastError:
     app = target(ctx).app()
     scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
     if scan.entries:
-        return _new(LastError, scan.entries[0])
+        return _new(LastError, log_entry(scan.entries[0]))
     if not scan.files:
         return _new(LastError, None, _no_log(app))
     if scan.stopped_early:

@@ -19,8 +19,9 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from rata.command_spec import command
 from rata.context import Ctx
+from rata.dev_server.shapes import NamedValue, named_values
 from rata.errors import RataError
-from rata.typemodel import Field, JsonValue
+from rata.typemodel import Field
 from rata.windows.adapter import WindowInfo
 
 ABILITY = "dev.windows"
@@ -150,13 +151,14 @@ def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
 
 
 class CallRow(TypedDict):
-    """A command a window called, as the debug build logged it (secret arguments left out, long values cut)."""
+    """A command a window called, as the debug build logged it (secret arguments left out, long values cut;
+    each argument a name and a value, a list or object value as its JSON text)."""
 
     seq: int
     window: str
     command: str
     kind: str
-    args: dict[str, JsonValue]
+    args: list[NamedValue]
     started: str
     ms: float
     ok: bool
@@ -171,7 +173,8 @@ def app_calls(ctx: Ctx, window: str | None = None, limit: Annotated[int, Field(g
         window: Only this window's calls (default: every window).
         limit: How many of the latest calls.
     """
-    return [CallRow(**row) for row in _bridge(ctx, "calls", window=window, limit=limit)]  # type: ignore[typeddict-item]
+    rows = _bridge(ctx, "calls", window=window, limit=limit)
+    return [CallRow(**{**row, "args": named_values(row.get("args") or {})}) for row in rows]  # type: ignore[typeddict-item]
 
 
 def format_snapshot(snap: dict[str, Any]) -> str:

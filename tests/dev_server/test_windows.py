@@ -113,7 +113,10 @@ async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_bu
             rows = calls.structured_content
             rows = rows["result"] if isinstance(rows, dict) else rows
             store = [row for row in rows if row["command"] == "customers_store"]
-            assert len(store) == 1 and store[0]["ok"] is True and store[0]["args"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+            assert len(store) == 1 and store[0]["ok"] is True and store[0]["args"] == [
+                {"name": "name", "value": "Ada Lovelace"},
+                {"name": "email", "value": "ada@example.com"},
+            ]
 
             picture = await client.call_tool("window_screenshot", {})
             assert not picture.is_error
