@@ -24,7 +24,7 @@ import pytest
 from tests.codegen.strict_conversions import assert_converts_to_strict, peer, refused_by_agents, untyped
 from tests.codegen.test_strict_converters import CATALOGS, NOT_YET_STRICT
 from tests.dev_server.helpers import CUSTOMERS, seed_crm
-from tests.mcp.peers import crm_command, search_path
+from tests.mcp.peers import MODERN, crm_command, search_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
@@ -115,6 +115,8 @@ async def test_openai_agents_converts_every_served_tool_to_strict_mode_and_calls
             listed = {tool.name: tool for tool in await stdio.list_tools()}
             output = await mcp.MCPUtil.invoke_mcp_tool(stdio, listed[server.tool], agents.RunContextWrapper(context=None), json.dumps(server.arguments))
             result = await stdio.call_tool(server.tool, server.arguments)
+            version = stdio.session.protocol_version
+    assert version == MODERN
     assert {tool.name for tool in tools} == set(listed) == server.tool_names()
     # openai-agents falls back to a non-strict tool, silently, when the conversion fails.
     assert {tool.name for tool in tools if not tool.strict_json_schema} == loose(server.label, "inputSchema")
@@ -156,6 +158,8 @@ async def test_pydantic_ai_agent_sends_every_served_tool_strict_and_calls_one(se
         async with toolset:
             run = await agent.run("Go.")
             listed = await toolset.list_tools()
+            version = toolset.client.protocol_version
+    assert version == MODERN
     server.expect(json.loads(run.output))
     sent = {tool_def.name: tool_def for tool_def in seen["tools"]}
     assert set(sent) == server.tool_names()
@@ -178,6 +182,8 @@ async def test_fastmcp_client_lists_and_calls_and_reads_the_structured_answer(se
         async with fastmcp.Client(transport) as client:
             listed = await client.list_tools()
             result = await client.call_tool(server.tool, server.arguments)
+            version = client.protocol_version
+    assert version == MODERN
     assert {tool.name for tool in listed} == server.tool_names()
     for tool in listed:
         check_served(server.label, tool.name, "inputSchema", tool.input_schema)
