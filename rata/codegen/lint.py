@@ -25,7 +25,9 @@ about, a JSON path into that tool, a message and a fix. Rules:
                                      boolean part, an object open to other properties,
                                      ``allOf``/``not``/``if``/``patternProperties``/...,
                                      ``anyOf`` at the root, over 10 levels of objects,
-                                     5,000 properties or 1,000 enum values
+                                     5,000 properties, 1,000 enum values or 120,000
+                                     characters of names and enum/const values, or one
+                                     enum of over 250 strings with over 15,000 characters
 ``schema-invalid``         error     not a valid JSON Schema 2020-12 (checked against
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
@@ -58,12 +60,20 @@ _TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"
 # converters (openai-agents' ensure_strict_json_schema, pydantic-ai's strict mode) cannot rewrite them.
 STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
 STRICT_UNSUPPORTED += ("patternProperties", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "contains")
+# The size limits are those of https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas
+# ("Objects have limitations on nesting depth and size", "Limitations on total string size", "Limitations on enum size").
 STRICT_MAX_DEPTH = 10
 """Levels of nested objects strict mode accepts."""
 STRICT_MAX_PROPERTIES = 5_000
 """Object properties in one schema, all objects together."""
 STRICT_MAX_ENUM = 1_000
 """Enum values in one schema, all enums together."""
+STRICT_MAX_CHARS = 120_000
+"""Characters of every property name, definition name, enum value and const value in one schema, together."""
+STRICT_LONG_ENUM = 250
+"""Values above which one enum of strings is held to `STRICT_MAX_ENUM_CHARS`."""
+STRICT_MAX_ENUM_CHARS = 15_000
+"""Characters of the values of one enum of strings, together, when it has more than `STRICT_LONG_ENUM` values."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +254,7 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
 
     if isinstance(schema, dict) and "anyOf" in schema:
         problem(f"{path}/anyOf", "the root is an anyOf.", "Return an object (a dataclass or TypedDict) that holds the union.")
-    totals = {"properties": 0, "enum": 0, "deepest": 0}
+    totals = {"properties": 0, "enum": 0, "deepest": 0, "chars": 0}
 
     def visit(sub: Any, where: str, depth: int) -> None:
         if isinstance(sub, bool):
@@ -267,8 +277,19 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
                 fix = "Use a dataclass or TypedDict, or a list of key/value pairs, instead of dict[str, ...]."
                 problem(f"{where}/additionalProperties", "an object that allows properties it does not list (a dict).", fix)
             totals["properties"] += len(sub.get("properties", {})) if isinstance(sub.get("properties"), dict) else 0
+        for key in ("properties", "$defs", "definitions"):  # property and definition names
+            if isinstance(sub.get(key), dict):
+                totals["chars"] += sum(len(name) for name in sub[key])
+        if isinstance(sub.get("const"), str):
+            totals["chars"] += len(sub["const"])
         if isinstance(sub.get("enum"), list):
             totals["enum"] += len(sub["enum"])
+            chars = sum(len(value) for value in sub["enum"] if isinstance(value, str))
+            totals["chars"] += chars
+            if len(sub["enum"]) > STRICT_LONG_ENUM and chars > STRICT_MAX_ENUM_CHARS:
+                fix = "Use a string with a check in the command instead of a large Literal or Enum."
+                limit = f"over {STRICT_LONG_ENUM} values, the limit is {STRICT_MAX_ENUM_CHARS:,}"
+                problem(f"{where}/enum", f"an enum of {len(sub['enum']):,} values with {chars:,} characters; {limit}.", fix)
         for suffix, inner in subschemas(sub):
             if suffix == "/additionalProperties" or suffix.split("/")[1] in STRICT_UNSUPPORTED:
                 continue  # reported above
@@ -282,6 +303,9 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
     if totals["enum"] > STRICT_MAX_ENUM:
         fix = "Use a string with a check in the command instead of a large Literal or Enum."
         problem(path, f"{totals['enum']:,} enum values; the limit is {STRICT_MAX_ENUM:,}.", fix)
+    if totals["chars"] > STRICT_MAX_CHARS:
+        message = f"{totals['chars']:,} characters of property names, definition names, enum and const values; the limit is {STRICT_MAX_CHARS:,}."
+        problem(path, message, "Split the command or its type, or shorten its names and values.")
     return out
 
 

@@ -139,6 +139,37 @@ def test_openai_strict_mode_limits_the_root_the_nesting_the_properties_and_the_e
     ]
 
 
+def enum_object(enums: dict[str, list[str]]) -> dict:
+    return {"type": "object", "properties": {name: {"type": "string", "enum": values} for name, values in enums.items()}, "additionalProperties": False}
+
+
+def test_openai_strict_mode_limits_the_characters_of_names_and_enum_values():
+    # 4 enums of 250 values of 120 characters (1,000 values, 30,000 characters each: no single enum is over 250
+    # values) and the 4 one-character property names: 120,004 characters, over OpenAI's 120,000.
+    values = [f"{i:03d}" + "x" * 117 for i in range(250)]
+    assert strict_findings(enum_object(dict.fromkeys("abcd", values))) == [
+        ("warning", "", "120,004 characters of property names, definition names, enum and const values; the limit is 120,000."),
+    ]
+    assert strict_findings(enum_object(dict.fromkeys("abc", values))) == []
+    named = {"type": "object", "properties": {"n" * 119_990: {"type": "string", "const": "c" * 11}}, "additionalProperties": False}
+    assert [message for _, _, message in strict_findings(named)] == [
+        "120,001 characters of property names, definition names, enum and const values; the limit is 120,000."
+    ]
+    defs = {"$ref": "#/$defs/" + "d" * 120_001, "$defs": {"d" * 120_001: enum_object({"a": ["x"]})}}
+    assert [message for _, _, message in strict_findings({"type": "object", "properties": {"p": defs}, "additionalProperties": False})] == [
+        "120,004 characters of property names, definition names, enum and const values; the limit is 120,000."
+    ]
+
+
+def test_openai_strict_mode_limits_one_long_enum_of_strings_to_15000_characters():
+    long_enum = [f"{i:03d}" + "x" * 57 for i in range(251)]  # 251 values of 60 characters: 15,060
+    assert strict_findings(enum_object({"a": long_enum})) == [
+        ("warning", "/properties/a/enum", "an enum of 251 values with 15,060 characters; over 250 values, the limit is 15,000."),
+    ]
+    assert strict_findings(enum_object({"a": long_enum[:250]})) == []  # 250 values: no character limit of its own
+    assert strict_findings(enum_object({"a": [value[:59] for value in long_enum]})) == []  # 251 values, 14,809 characters
+
+
 def test_strict_mode_findings_are_errors_only_under_the_deep_check():
     open_tool = tool("t", tags={"type": "object", "additionalProperties": {"type": "string"}, "description": "x"})
     assert rules(lint(catalog([open_tool]))) == [("schema-not-strict", "warning", "t", "/inputSchema/properties/tags/additionalProperties")]

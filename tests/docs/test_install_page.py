@@ -67,3 +67,12 @@ def test_the_test_that_adds_a_client_row_is_the_one_the_page_names():
         source = (PAGE.parents[1] / path).read_text(encoding="utf-8")
         assert f"def {name}(" in source, (path, name)
     assert "test_a_new_client_row_reaches_every_part_of_rata_mcp_install" in text
+
+
+def test_the_python_frameworks_table_gives_the_versions_requirements_test_pins():
+    text = PAGE.read_text(encoding="utf-8")
+    section = text[text.index("### Python agent frameworks") :]
+    rows = re.findall(r"^\| [^|]+\(`([\w\-\[\]]+)`\) \| ([\d.]+) \|", section, flags=re.M)
+    pins = dict(re.findall(r"^([\w\-\[\]]+)==([\d.]+)$", (PAGE.parents[1] / "requirements-test.txt").read_text(encoding="utf-8"), flags=re.M))
+    assert [name for name, _ in rows] == ["openai-agents", "pydantic-ai-slim[mcp]", "fastmcp"]
+    assert dict(rows) == {name: pins[name] for name, _ in rows}
