@@ -45,8 +45,8 @@ def write_both(client: str, project: Path, env: dict[str, str]) -> list[str]:
     return names
 
 
-def health(client: str, names: list[str], home: Path, project: Path, env: dict[str, str]) -> str:
-    """What the client's offline list command prints, after the approval or trust it needs."""
+def approve(client: str, names: list[str], home: Path, project: Path, env: dict[str, str]) -> None:
+    """Give the client the approval or trust it needs before it starts the project's servers."""
     program = str(PEERS_BIN / PEERS[client].program)
     if client == "gemini":
         (home / ".gemini").mkdir(exist_ok=True)
@@ -57,7 +57,12 @@ def health(client: str, names: list[str], home: Path, project: Path, env: dict[s
     elif client == "qwen":
         for name in names:
             run([program, "mcp", "approve", name], env, project)
-    done = run([program, "mcp", "list"], env, project)
+
+
+def health(client: str, names: list[str], home: Path, project: Path, env: dict[str, str]) -> str:
+    """What the client's offline list command prints, after the approval or trust it needs."""
+    approve(client, names, home, project, env)
+    done = run([str(PEERS_BIN / PEERS[client].program), "mcp", "list"], env, project)
     return ANSI.sub("", done.stdout + done.stderr)
 
 

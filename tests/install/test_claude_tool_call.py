@@ -1,0 +1,255 @@
+"""Claude Code runs one real tool call of the servers `rata mcp install --write` wrote, with a scripted model.
+
+The model is a stand-in for the Anthropic Messages API on 127.0.0.1 (`ANTHROPIC_BASE_URL`): no
+network, no key. Like a model it reads the request and answers with content blocks. Claude Code
+2.1.328 offers MCP tools as deferred tools (named in the conversation, their schemas loaded through
+its ToolSearch tool), so the stand-in first asks ToolSearch for the tool unless the request
+already carries it, then calls it, then answers in text once the tool's result comes back. The
+client itself starts crm's server (or `rata mcp dev`) from the project's .mcp.json, runs the call
+and hands the stand-in the result; the test reads that result from the request the client sent.
+The client, its scratch HOME and the missing-peer rule are those of test_real_clients.py.
+"""
+
+# ruff: noqa: F811 (client and scratch are the fixtures of test_real_clients.py, imported to be used)
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.dev_server.helpers import seed_crm
+from tests.install.test_client_health import approve, write_both
+from tests.install.test_real_clients import PEERS_BIN, client, client_env, scratch  # noqa: F401
+
+pytestmark = pytest.mark.subprocess
+
+LOAD, CALL = "toolu_load", "toolu_call"
+ANSWER = "The stand-in read the tool's result."
+
+
+def blocks_of(messages: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for message in messages:
+        if isinstance(message.get("content"), list):
+            yield from message["content"]
+
+
+class Model:
+    """The scripted model: load the tool if it is deferred, call it once, then answer in text."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        results = {block["tool_use_id"] for block in blocks_of(body["messages"]) if block.get("type") == "tool_result"}
+        if CALL in results:
+            return [{"type": "text", "text": ANSWER}]
+        if LOAD in results or any(tool.get("name") == self.tool for tool in body.get("tools", [])):
+            return [{"type": "tool_use", "id": CALL, "name": self.tool, "input": {}}]
+        return [{"type": "tool_use", "id": LOAD, "name": "ToolSearch", "input": {"query": f"select:{self.tool}", "max_results": 1}}]
+
+    def offered(self) -> list[dict[str, Any]]:
+        """The definitions of the tool in the requests' `tools`, as the client sent them."""
+        return [tool for _, body in self.requests for tool in body.get("tools", []) if tool.get("name") == self.tool]
+
+    def result(self) -> dict[str, Any]:
+        """The `tool_result` block the client sent back for the call."""
+        found = [block for _, body in self.requests for block in blocks_of(body.get("messages", [])) if block.get("tool_use_id") == CALL]
+        assert found, f"no request carried a result for {self.tool}: {[path for path, _ in self.requests]}"
+        return found[-1]
+
+
+def events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The Messages API's server-sent events for one message, each block's content in one delta."""
+    yield "message_start", {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}}
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        else:
+            start, delta = {**block, "input": {}}, {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
+        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    yield "message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 1}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+def handler(model: Model) -> type[BaseHTTPRequestHandler]:
+    class MessagesApi(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            model.requests.append((self.path, body))
+            path = self.path.split("?")[0]
+            if path == "/v1/messages/count_tokens":
+                return self.send_json(200, {"input_tokens": len(json.dumps(body)) // 4})
+            if path != "/v1/messages":
+                return self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+            content = model.reply(body)
+            message = {
+                "id": f"msg_{len(model.requests)}",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": content,
+                "stop_reason": "tool_use" if content[-1]["type"] == "tool_use" else "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            }
+            if not body.get("stream"):
+                return self.send_json(200, message)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            for name, data in events(message):
+                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+            self.close_connection = True
+
+        def send_json(self, status: int, value: dict[str, Any]) -> None:
+            data = json.dumps(value).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:  # the test reads model.requests instead
+            pass
+
+    return MessagesApi
+
+
+@contextmanager
+def stand_in(model: Model) -> Iterator[str]:
+    """The Messages API on a free port of 127.0.0.1; its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(model))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def served_tool(entry: dict[str, Any], env: dict[str, str], name: str) -> dict[str, Any]:
+    """The tool as the server of a .mcp.json entry lists it (initialize, then tools/list, on its stdio)."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    done = subprocess.run(
+        [entry["command"], *entry.get("args", [])],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env={**env, **entry.get("env", {})},
+        timeout=60,
+    )
+    listed = next(message for message in map(json.loads, done.stdout.splitlines()) if message.get("id") == 2)
+    return next(tool for tool in listed["result"]["tools"] if tool["name"] == name)
+
+
+def ask_claude(model: Model, project: Path, env: dict[str, str], allowed: list[str]) -> dict[str, Any]:
+    """`claude -p` in the project against the stand-in; its JSON output."""
+    with stand_in(model) as url:
+        env = {**env, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-stand-in"}
+        argv = [str(PEERS_BIN / "claude"), "-p", "Use the tool, then say what it returned.", "--output-format", "json"]
+        done = subprocess.run(
+            [*argv, *(["--allowedTools", *allowed] if allowed else [])],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            timeout=90,
+        )
+    assert done.returncode in (0, 1), f"{done.stdout}\n{done.stderr}"
+    return json.loads(done.stdout)
+
+
+def text_of(result: dict[str, Any]) -> str:
+    content = result["content"]
+    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+def project_with_both(client: str, scratch: tuple[Path, Path], rata_home: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
+    """A seeded crm database, both servers written and approved; the project, the env and .mcp.json's servers."""
+    home, project = scratch
+    env = client_env(home, rata_home)
+    seed_crm(rata_home)
+    names = write_both(client, project, env)
+    approve(client, names, home, project, env)
+    return project, env, json.loads((project / ".mcp.json").read_text())["mcpServers"]
+
+
+@pytest.mark.parametrize("client", ["claude-code"], indirect=True)
+def test_claude_code_calls_crm_customers_index_and_passes_the_customers_back(client, scratch, rata_home):
+    project, env, servers = project_with_both(client, scratch, rata_home)
+    model = Model("mcp__crm__customers_index")
+    output = ask_claude(model, project, env, ["mcp__crm__customers_index"])
+    served = served_tool(servers["crm"], env, "customers_index")
+    assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
+    result = model.result()
+    assert not result.get("is_error"), result
+    customers = json.loads(text_of(result))
+    assert [(c["name"], c["email"]) for c in customers] == [
+        ("Alan Turing", "alan@example.com"),
+        ("Grace Hopper", "grace@example.com"),
+        ("Ada Lovelace", "ada@example.com"),
+    ]  # newest first, as seeded through the app's own customers_store
+    assert output["result"] == ANSWER and output["is_error"] is False, output
+    assert output["permission_denials"] == []
+
+
+@pytest.mark.parametrize("client", ["claude-code"], indirect=True)
+def test_claude_code_calls_rata_mcp_dev_app_info_and_passes_the_app_back(client, scratch, rata_home):
+    project, env, servers = project_with_both(client, scratch, rata_home)
+    model = Model("mcp__rata__app_info")
+    output = ask_claude(model, project, env, ["mcp__rata__app_info"])
+    served = served_tool(servers["rata"], env, "app_info")
+    assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
+    result = model.result()
+    assert not result.get("is_error"), result
+    info = json.loads(text_of(result))
+    assert (info["name"], info["folder"], info["database_exists"]) == ("crm", str(rata_home), True)
+    assert output["result"] == ANSWER and output["is_error"] is False, output
+
+
+@pytest.mark.parametrize("client", ["claude-code"], indirect=True)
+def test_a_tool_the_user_did_not_allow_comes_back_as_an_error_without_customers(client, scratch, rata_home):
+    """The check can fail: without --allowedTools the print mode refuses the call and crm is never asked."""
+    project, env, _ = project_with_both(client, scratch, rata_home)
+    model = Model("mcp__crm__customers_index")
+    output = ask_claude(model, project, env, [])
+    result = model.result()
+    assert result.get("is_error") is True, result
+    assert "Ada Lovelace" not in text_of(result)
+    assert [denial["tool_name"] for denial in output["permission_denials"]] == ["mcp__crm__customers_index"], output
+
+
+@pytest.mark.parametrize("client", ["claude-code"], indirect=True)
+def test_a_broken_crm_server_is_not_offered_and_its_call_comes_back_as_an_error(client, scratch, rata_home, tmp_path):
+    """The check can fail: crm's entry pointed at a program that is no server gives the model no tool and no customers."""
+    project, env, servers = project_with_both(client, scratch, rata_home)
+    servers["crm"]["command"] = str(tmp_path / "no-such-server")
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+    model = Model("mcp__crm__customers_index")
+    ask_claude(model, project, env, ["mcp__crm__customers_index"])
+    assert model.offered() == []
+    result = model.result()
+    assert result.get("is_error") is True, result
+    assert "Ada Lovelace" not in text_of(result)
