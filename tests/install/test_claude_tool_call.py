@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.dev_server.helpers import seed_crm
-from tests.install.test_client_health import approve, write_both
+from tests.install.test_client_health import approve, served_tools, write_both
 from tests.install.test_real_clients import PEERS_BIN, client, client_env, scratch  # noqa: F401
 
 pytestmark = pytest.mark.subprocess
@@ -143,26 +143,6 @@ def stand_in(model: Model) -> Iterator[str]:
         thread.join(5)
 
 
-def served_tool(entry: dict[str, Any], env: dict[str, str], name: str) -> dict[str, Any]:
-    """The tool as the server of a .mcp.json entry lists it (initialize, then tools/list, on its stdio)."""
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
-    lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
-    done = subprocess.run(
-        [entry["command"], *entry.get("args", [])],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        env={**env, **entry.get("env", {})},
-        timeout=60,
-    )
-    listed = next(message for message in map(json.loads, done.stdout.splitlines()) if message.get("id") == 2)
-    return next(tool for tool in listed["result"]["tools"] if tool["name"] == name)
-
-
 def ask_claude(model: Model, project: Path, env: dict[str, str], allowed: list[str]) -> dict[str, Any]:
     """`claude -p` in the project against the stand-in; its JSON output."""
     with stand_in(model) as url:
@@ -201,7 +181,7 @@ def test_claude_code_calls_crm_customers_index_and_passes_the_customers_back(cli
     project, env, servers = project_with_both(client, scratch, rata_home)
     model = Model("mcp__crm__customers_index")
     output = ask_claude(model, project, env, ["mcp__crm__customers_index"])
-    served = served_tool(servers["crm"], env, "customers_index")
+    served = next(tool for tool in served_tools(servers["crm"], env) if tool["name"] == "customers_index")
     assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
     result = model.result()
     assert not result.get("is_error"), result
@@ -220,7 +200,7 @@ def test_claude_code_calls_rata_mcp_dev_app_info_and_passes_the_app_back(client,
     project, env, servers = project_with_both(client, scratch, rata_home)
     model = Model("mcp__rata__app_info")
     output = ask_claude(model, project, env, ["mcp__rata__app_info"])
-    served = served_tool(servers["rata"], env, "app_info")
+    served = next(tool for tool in served_tools(servers["rata"], env) if tool["name"] == "app_info")
     assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
     result = model.result()
     assert not result.get("is_error"), result
