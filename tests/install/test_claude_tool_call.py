@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.dev_server.helpers import seed_crm
-from tests.install.test_client_health import approve, served_tools, write_both
-from tests.install.test_real_clients import PEERS_BIN, client, client_env, scratch  # noqa: F401
+from tests.install.test_client_health import served_tools
+from tests.install.test_real_clients import PEERS_BIN, client, scratch  # noqa: F401
+from tests.install.tool_calls import seeded_project, stand_in, text_of
 
 pytestmark = pytest.mark.subprocess
 
@@ -47,6 +44,27 @@ class Model:
     def __init__(self, tool: str) -> None:
         self.tool = tool
         self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def respond(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[str]]:
+        """POST /v1/messages, streamed when the request asks; count_tokens if the client counts."""
+        if path == "/v1/messages/count_tokens":
+            return 200, {"input_tokens": len(json.dumps(body)) // 4}
+        if path != "/v1/messages":
+            return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+        content = self.reply(body)
+        message = {
+            "id": f"msg_{len(self.requests)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": content,
+            "stop_reason": "tool_use" if content[-1]["type"] == "tool_use" else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+        if not body.get("stream"):
+            return 200, message
+        return 200, [f"event: {name}\ndata: {json.dumps(data)}" for name, data in events(message)]
 
     def reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         results = {block["tool_use_id"] for block in blocks_of(body["messages"]) if block.get("type") == "tool_result"}
@@ -68,7 +86,7 @@ class Model:
 
 
 def events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The Messages API's server-sent events for one message, each block's content in one delta."""
+    """The Messages API's stream of one message: each block's content in one delta."""
     yield "message_start", {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}}
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
@@ -81,66 +99,6 @@ def events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
     yield "message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 1}}
     yield "message_stop", {"type": "message_stop"}
-
-
-def handler(model: Model) -> type[BaseHTTPRequestHandler]:
-    class MessagesApi(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-            model.requests.append((self.path, body))
-            path = self.path.split("?")[0]
-            if path == "/v1/messages/count_tokens":
-                return self.send_json(200, {"input_tokens": len(json.dumps(body)) // 4})
-            if path != "/v1/messages":
-                return self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
-            content = model.reply(body)
-            message = {
-                "id": f"msg_{len(model.requests)}",
-                "type": "message",
-                "role": "assistant",
-                "model": body.get("model"),
-                "content": content,
-                "stop_reason": "tool_use" if content[-1]["type"] == "tool_use" else "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 1, "output_tokens": 1},
-            }
-            if not body.get("stream"):
-                return self.send_json(200, message)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-            for name, data in events(message):
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-            self.close_connection = True
-
-        def send_json(self, status: int, value: dict[str, Any]) -> None:
-            data = json.dumps(value).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:  # the test reads model.requests instead
-            pass
-
-    return MessagesApi
-
-
-@contextmanager
-def stand_in(model: Model) -> Iterator[str]:
-    """The Messages API on a free port of 127.0.0.1; its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(model))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 def ask_claude(model: Model, project: Path, env: dict[str, str], allowed: list[str]) -> dict[str, Any]:
@@ -161,31 +119,17 @@ def ask_claude(model: Model, project: Path, env: dict[str, str], allowed: list[s
     return json.loads(done.stdout)
 
 
-def text_of(result: dict[str, Any]) -> str:
-    content = result["content"]
-    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
-
-
-def project_with_both(client: str, scratch: tuple[Path, Path], rata_home: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
-    """A seeded crm database, both servers written and approved; the project, the env and .mcp.json's servers."""
-    home, project = scratch
-    env = client_env(home, rata_home)
-    seed_crm(rata_home)
-    names = write_both(client, project, env)
-    approve(client, names, home, project, env)
-    return project, env, json.loads((project / ".mcp.json").read_text())["mcpServers"]
-
-
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)
 def test_claude_code_calls_crm_customers_index_and_passes_the_customers_back(client, scratch, rata_home):
-    project, env, servers = project_with_both(client, scratch, rata_home)
+    project, env = seeded_project(client, scratch, rata_home)
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     model = Model("mcp__crm__customers_index")
     output = ask_claude(model, project, env, ["mcp__crm__customers_index"])
     served = next(tool for tool in served_tools(servers["crm"], env) if tool["name"] == "customers_index")
     assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
     result = model.result()
     assert not result.get("is_error"), result
-    customers = json.loads(text_of(result))
+    customers = json.loads(text_of(result["content"]))
     assert [(c["name"], c["email"]) for c in customers] == [
         ("Alan Turing", "alan@example.com"),
         ("Grace Hopper", "grace@example.com"),
@@ -197,14 +141,15 @@ def test_claude_code_calls_crm_customers_index_and_passes_the_customers_back(cli
 
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)
 def test_claude_code_calls_rata_mcp_dev_app_info_and_passes_the_app_back(client, scratch, rata_home):
-    project, env, servers = project_with_both(client, scratch, rata_home)
+    project, env = seeded_project(client, scratch, rata_home)
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     model = Model("mcp__rata__app_info")
     output = ask_claude(model, project, env, ["mcp__rata__app_info"])
     served = next(tool for tool in served_tools(servers["rata"], env) if tool["name"] == "app_info")
     assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
     result = model.result()
     assert not result.get("is_error"), result
-    info = json.loads(text_of(result))
+    info = json.loads(text_of(result["content"]))
     assert (info["name"], info["folder"], info["database_exists"]) == ("crm", str(rata_home), True)
     assert output["result"] == ANSWER and output["is_error"] is False, output
 
@@ -212,19 +157,20 @@ def test_claude_code_calls_rata_mcp_dev_app_info_and_passes_the_app_back(client,
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)
 def test_a_tool_the_user_did_not_allow_comes_back_as_an_error_without_customers(client, scratch, rata_home):
     """The check can fail: without --allowedTools the print mode refuses the call and crm is never asked."""
-    project, env, _ = project_with_both(client, scratch, rata_home)
+    project, env = seeded_project(client, scratch, rata_home)
     model = Model("mcp__crm__customers_index")
     output = ask_claude(model, project, env, [])
     result = model.result()
     assert result.get("is_error") is True, result
-    assert "Ada Lovelace" not in text_of(result)
+    assert "Ada Lovelace" not in text_of(result["content"])
     assert [denial["tool_name"] for denial in output["permission_denials"]] == ["mcp__crm__customers_index"], output
 
 
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)
 def test_a_broken_crm_server_is_not_offered_and_its_call_comes_back_as_an_error(client, scratch, rata_home, tmp_path):
     """The check can fail: crm's entry pointed at a program that is no server gives the model no tool and no customers."""
-    project, env, servers = project_with_both(client, scratch, rata_home)
+    project, env = seeded_project(client, scratch, rata_home)
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     servers["crm"]["command"] = str(tmp_path / "no-such-server")
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
     model = Model("mcp__crm__customers_index")
@@ -232,4 +178,4 @@ def test_a_broken_crm_server_is_not_offered_and_its_call_comes_back_as_an_error(
     assert model.offered() == []
     result = model.result()
     assert result.get("is_error") is True, result
-    assert "Ada Lovelace" not in text_of(result)
+    assert "Ada Lovelace" not in text_of(result["content"])
