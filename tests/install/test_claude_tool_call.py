@@ -15,7 +15,6 @@ The client, its scratch HOME and the missing-peer rule are those of test_real_cl
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.install.test_client_health import served_tools
-from tests.install.test_real_clients import PEERS_BIN, client, scratch  # noqa: F401
+from tests.install.test_real_clients import PEERS_BIN, client, run, scratch  # noqa: F401
 from tests.install.tool_calls import seeded_project, stand_in, text_of
 
 pytestmark = pytest.mark.subprocess
@@ -106,52 +105,32 @@ def ask_claude(model: Model, project: Path, env: dict[str, str], allowed: list[s
     with stand_in(model) as url:
         env = {**env, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-stand-in"}
         argv = [str(PEERS_BIN / "claude"), "-p", "Use the tool, then say what it returned.", "--output-format", "json"]
-        done = subprocess.run(
-            [*argv, *(["--allowedTools", *allowed] if allowed else [])],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            timeout=90,
-        )
-    assert done.returncode in (0, 1), f"{done.stdout}\n{done.stderr}"
+        done = run([*argv, *(["--allowedTools", *allowed] if allowed else [])], env, project)
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)
-def test_claude_code_calls_crm_customers_index_and_passes_the_customers_back(client, scratch, rata_home):
+@pytest.mark.parametrize(("server", "tool"), [("crm", "customers_index"), ("rata", "app_info")], ids=["app", "dev"])
+def test_claude_code_runs_the_tool_and_passes_its_result_back(client, server, tool, scratch, rata_home):
+    """crm's customers_index, and `rata mcp dev`'s app_info."""
     project, env = seeded_project(client, scratch, rata_home)
-    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
-    model = Model("mcp__crm__customers_index")
-    output = ask_claude(model, project, env, ["mcp__crm__customers_index"])
-    served = next(tool for tool in served_tools(servers["crm"], env) if tool["name"] == "customers_index")
-    assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"][server]
+    model = Model(f"mcp__{server}__{tool}")
+    output = ask_claude(model, project, env, [model.tool])
+    served = next(listed for listed in served_tools(entry, env) if listed["name"] == tool)
+    assert model.offered() and all(offer["input_schema"] == served["inputSchema"] for offer in model.offered()), model.offered()
     result = model.result()
     assert not result.get("is_error"), result
-    customers = json.loads(text_of(result["content"]))
-    assert [(c["name"], c["email"]) for c in customers] == [
-        ("Alan Turing", "alan@example.com"),
-        ("Grace Hopper", "grace@example.com"),
-        ("Ada Lovelace", "ada@example.com"),
-    ]  # newest first, as seeded through the app's own customers_store
-    assert output["result"] == ANSWER and output["is_error"] is False, output
-    assert output["permission_denials"] == []
-
-
-@pytest.mark.parametrize("client", ["claude-code"], indirect=True)
-def test_claude_code_calls_rata_mcp_dev_app_info_and_passes_the_app_back(client, scratch, rata_home):
-    project, env = seeded_project(client, scratch, rata_home)
-    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
-    model = Model("mcp__rata__app_info")
-    output = ask_claude(model, project, env, ["mcp__rata__app_info"])
-    served = next(tool for tool in served_tools(servers["rata"], env) if tool["name"] == "app_info")
-    assert model.offered() and all(tool["input_schema"] == served["inputSchema"] for tool in model.offered()), model.offered()
-    result = model.result()
-    assert not result.get("is_error"), result
-    info = json.loads(text_of(result["content"]))
-    assert (info["name"], info["folder"], info["database_exists"]) == ("crm", str(rata_home), True)
-    assert output["result"] == ANSWER and output["is_error"] is False, output
+    value = json.loads(text_of(result["content"]))
+    if server == "crm":  # newest first, as seeded through the app's own customers_store
+        assert [(c["name"], c["email"]) for c in value] == [
+            ("Alan Turing", "alan@example.com"),
+            ("Grace Hopper", "grace@example.com"),
+            ("Ada Lovelace", "ada@example.com"),
+        ]
+    else:
+        assert (value["name"], value["folder"], value["database_exists"]) == ("crm", str(rata_home), True)
+    assert (output["result"], output["is_error"], output["permission_denials"]) == (ANSWER, False, []), output
 
 
 @pytest.mark.parametrize("client", ["claude-code"], indirect=True)

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.install.test_client_health import served_tools
-from tests.install.test_real_clients import PEERS_BIN, client, scratch  # noqa: F401
+from tests.install.test_real_clients import PEERS_BIN, client, run, scratch  # noqa: F401
 from tests.install.tool_calls import seeded_project, stand_in, text_of
 
 pytestmark = pytest.mark.subprocess
@@ -100,16 +99,7 @@ def ask_qwen(model: ChatModel, project: Path, env: dict[str, str], allowed: list
         # The prompt first: --allowed-tools takes every value after it.
         argv = [str(PEERS_BIN / "qwen"), "Use the tool, then say what it returned.", "--model", "stand-in", "--output-format", "json"]
         argv += ["--auth-type", "openai", "--openai-base-url", f"{url}/v1", "--openai-api-key", "sk-stand-in"]
-        done = subprocess.run(
-            [*argv, *(["--allowed-tools", *allowed] if allowed else [])],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            timeout=90,
-        )
-    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+        done = run([*argv, *(["--allowed-tools", *allowed] if allowed else [])], env, project)
     return json.loads(done.stdout)[-1]
 
 
