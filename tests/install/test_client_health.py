@@ -13,12 +13,15 @@ missing-peer rule are the ones of test_real_clients.py.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
 import sys
 import threading
 import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,7 @@ from tests.mcp.peers import TOOL_NAMES
 pytestmark = pytest.mark.subprocess
 
 CLIENTS = ["gemini", "claude-code", "qwen", "opencode", "codex"]
+Ask = Callable[[str, dict[str, Any]], dict[str, Any]]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -70,18 +74,19 @@ def approve(client: str, names: list[str], home: Path, project: Path, env: dict[
         (home / ".codex" / "config.toml").write_text(tomli_w.dumps({"projects": {str(project): {"trust_level": "trusted"}}}))
 
 
-def codex_servers(project: Path, env: dict[str, str], names: list[str]) -> list[dict[str, Any]]:
-    """Each server's status as `codex app-server` reports it for a thread in the project.
+@contextmanager
+def codex_thread(project: Path, env: dict[str, str], names: list[str]) -> Iterator[tuple[Ask, str]]:
+    """`codex app-server` on stdio with a thread in the project whose servers have started: (ask, the thread's id).
 
     Starting a thread (`thread/start`, ephemeral) starts the project's MCP servers, each one's
     progress announced in `mcpServer/startupStatus/updated`; no turn is started, so no model is
-    asked. Once each of `names` is ready or failed, `mcpServerStatus/list` with the thread's id
-    reports that thread's connections: `runtimeStatus` and the `tools` listed.
+    asked. `ask(method, params)` sends one request and returns its answer (a `result` or an `error`).
     """
     said: list[str] = []
     started: dict[str, str] = {}
+    ids = itertools.count(1)
 
-    def read_until(done: Any) -> dict[str, Any]:
+    def read_until(done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         for line in codex.stdout:
             said.append(line)
             message = json.loads(line)
@@ -91,12 +96,11 @@ def codex_servers(project: Path, env: dict[str, str], names: list[str]) -> list[
                 return message
         raise AssertionError(f"codex app-server ended early:\n{''.join(said)}")
 
-    def ask(id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        id = next(ids)
         codex.stdin.write(json.dumps({"id": id, "method": method, "params": params}) + "\n")
         codex.stdin.flush()
-        answer = read_until(lambda message: message.get("id") == id and "method" not in message)
-        assert "result" in answer, f"{method}: {answer}"
-        return answer["result"]
+        return read_until(lambda message: message.get("id") == id and "method" not in message)
 
     argv = [str(PEERS_BIN / "codex"), "app-server"]
     with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=project) as codex:
@@ -104,15 +108,22 @@ def codex_servers(project: Path, env: dict[str, str], names: list[str]) -> list[
         watchdog = threading.Timer(60, codex.kill)
         watchdog.start()
         try:
-            ask(1, "initialize", {"clientInfo": {"name": "rata-tests", "version": "0"}})
+            ask("initialize", {"clientInfo": {"name": "rata-tests", "version": "0"}})
             codex.stdin.write(json.dumps({"method": "initialized"}) + "\n")
-            thread = ask(2, "thread/start", {"cwd": str(project), "ephemeral": True})["thread"]["id"]
+            thread = ask("thread/start", {"cwd": str(project), "ephemeral": True})["result"]["thread"]["id"]
             if not all(started.get(name) in ("ready", "failed") for name in names):
                 read_until(lambda _: all(started.get(name) in ("ready", "failed") for name in names))
-            return ask(3, "mcpServerStatus/list", {"threadId": thread})["data"]
+            yield ask, thread
         finally:
             watchdog.cancel()
             codex.kill()
+
+
+def codex_servers(project: Path, env: dict[str, str], names: list[str]) -> list[dict[str, Any]]:
+    """Each server's status as `codex app-server` reports it for a thread in the project
+    (`mcpServerStatus/list`): `runtimeStatus` and the `tools` listed."""
+    with codex_thread(project, env, names) as (ask, thread):
+        return ask("mcpServerStatus/list", {"threadId": thread})["result"]["data"]
 
 
 def health(client: str, names: list[str], home: Path, project: Path, env: dict[str, str]) -> str:
