@@ -23,12 +23,11 @@ import pytest
 
 from tests.install.test_client_health import served_tools
 from tests.install.test_real_clients import PEERS_BIN, client, run, scratch  # noqa: F401
-from tests.install.tool_calls import seeded_project, stand_in, text_of
+from tests.install.tool_calls import ANSWER, NEWEST_FIRST, seeded_project, stand_in, text_of
 
 pytestmark = pytest.mark.subprocess
 
 LOAD, CALL = "toolu_load", "toolu_call"
-ANSWER = "The stand-in read the tool's result."
 
 
 def blocks_of(messages: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -122,12 +121,8 @@ def test_claude_code_runs_the_tool_and_passes_its_result_back(client, server, to
     result = model.result()
     assert not result.get("is_error"), result
     value = json.loads(text_of(result["content"]))
-    if server == "crm":  # newest first, as seeded through the app's own customers_store
-        assert [(c["name"], c["email"]) for c in value] == [
-            ("Alan Turing", "alan@example.com"),
-            ("Grace Hopper", "grace@example.com"),
-            ("Ada Lovelace", "ada@example.com"),
-        ]
+    if server == "crm":
+        assert [(c["name"], c["email"]) for c in value] == NEWEST_FIRST
     else:
         assert (value["name"], value["folder"], value["database_exists"]) == ("crm", str(rata_home), True)
     assert (output["result"], output["is_error"], output["permission_denials"]) == (ANSWER, False, []), output

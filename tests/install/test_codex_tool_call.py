@@ -17,7 +17,7 @@ import pytest
 
 from tests.install.test_client_health import codex_thread, dump, load
 from tests.install.test_real_clients import client, scratch  # noqa: F401
-from tests.install.tool_calls import seeded_project
+from tests.install.tool_calls import NEWEST_FIRST, seeded_project
 
 pytestmark = pytest.mark.subprocess
 
@@ -34,10 +34,9 @@ def test_codex_app_server_runs_crm_customers_index_and_rata_mcp_dev_app_info(cli
     with codex_thread(project, env, NAMES) as (ask, thread):
         customers = ask("mcpServer/tool/call", call("crm", "customers_index", thread))["result"]
         info = ask("mcpServer/tool/call", call("rata", "app_info", thread))["result"]
-    newest_first = [("Alan Turing", "alan@example.com"), ("Grace Hopper", "grace@example.com"), ("Ada Lovelace", "ada@example.com")]
     assert not customers.get("isError"), customers
-    assert [(c["name"], c["email"]) for c in customers["structuredContent"]["result"]] == newest_first
-    assert [(c["name"], c["email"]) for c in json.loads(customers["content"][0]["text"])] == newest_first
+    assert [(c["name"], c["email"]) for c in customers["structuredContent"]["result"]] == NEWEST_FIRST
+    assert [(c["name"], c["email"]) for c in json.loads(customers["content"][0]["text"])] == NEWEST_FIRST
     assert (info["structuredContent"]["name"], info["structuredContent"]["folder"]) == ("crm", str(rata_home))
 
 
