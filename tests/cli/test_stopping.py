@@ -143,6 +143,12 @@ def stop(process: subprocess.Popen[bytes], signum: int) -> tuple[int, float, str
     return process.returncode, took, err.decode(errors="replace")
 
 
+def interrupted_starting_python(status: int, signum: int, said: str) -> bool:
+    """SIGINT while the interpreter runs `site` (a slow start: a loaded machine, many .pth files): Python's own
+    KeyboardInterrupt there is fatal, exit status 1, before any of rata's code has run."""
+    return signum == signal.SIGINT and status == 1 and "init_import_site" in said and said.rstrip().endswith("KeyboardInterrupt")
+
+
 def signalled(command: str, moment: object, signum: int, place: Place) -> None:
     argv, ready = COMMANDS[command]
     process = spawn(argv, place)
@@ -153,7 +159,7 @@ def signalled(command: str, moment: object, signum: int, place: Place) -> None:
             time.sleep(float(moment))  # type: ignore[arg-type]
         status, took, said = stop(process, signum)
         assert took < BOUND, f"{command} took {took:.2f} s to stop"
-        if status == -signum:
+        if status == -signum or interrupted_starting_python(status, signum, said):
             # Before rata's first line runs (Python still starting, importing the console script) the
             # signal's default action ends it: nothing is made yet, and SIGINT's is a KeyboardInterrupt.
             assert moment != "serving" and not place.home.exists(), said

@@ -125,8 +125,8 @@ def test_a_delete_the_inspector_cannot_confirm_fails_at_once_instead_of_hanging(
     assert "elicitation" in run.stdout + run.stderr, run
 
 
-def test_the_inspectors_strict_check_of_rata_mcp_dev_warns_only_about_its_free_form_json_results(inspector, tmp_path):
-    """Every input schema and every typed result passes; what remains is the free-form JSON of three results."""
+def test_the_inspectors_strict_check_of_rata_mcp_dev_finds_nothing_to_warn_about(inspector, tmp_path):
+    """Every input and output schema passes, the log entries and call arguments included (a fixed shape, not free-form JSON)."""
     import re
     import shutil
     import sys
@@ -139,6 +139,40 @@ def test_the_inspectors_strict_check_of_rata_mcp_dev_warns_only_about_its_free_f
     run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT / "examples" / "crm", timeout=TIMEOUT_SECONDS + 10))
     assert run.rc == 0, run
     assert "database_query" in {tool["name"] for tool in run.json["result"]["tools"]}
+    assert re.findall(r'Warning: tool "([a-z_]+)"', run.stderr) == [], run
+    assert "Warning" not in run.stderr, run
+
+
+UNTYPED_APP = """
+from rata import App, Ctx, JsonValue, Mcp, command
+from rata.cli.appmain import main_for
+
+
+@command(can="notes.keep")
+def notes_keep(ctx: Ctx, note: JsonValue) -> dict[str, JsonValue]:
+    \"\"\"Keep a note, whatever it holds.\"\"\"
+    return {"kept": note}
+
+
+app = App("notes", identifier="com.example.notes").commands(notes_keep).mcp(Mcp().allow_abilities(["notes.keep"]))
+
+if __name__ == "__main__":
+    main_for(app)
+"""
+
+
+def test_the_inspectors_strict_check_warns_about_an_apps_untyped_schemas(inspector, tmp_path):
+    """The check above can fail: an app whose tool takes and returns untyped JSON (`rata.JsonValue`) gets warnings."""
+    import re
+    import sys
+
+    script = tmp_path / "notes.py"
+    script.write_text(UNTYPED_APP, encoding="utf-8")
+    home = tmp_path / "inspector-home"
+    home.mkdir()
+    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home), "RATA_HOME": str(tmp_path / "notes-home")}
+    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", sys.executable, str(script), "--mcp", "--method", "tools/list", "--strict"]
+    run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=TIMEOUT_SECONDS + 10))
     warned = re.findall(r'Warning: tool "([a-z_]+)"\n\s+Path: (\S+)', run.stderr)
-    assert {tool for tool, _ in warned} == {"app_calls", "last_error", "read_log_entries"}, run
-    assert all(path.startswith("outputSchema.") for _, path in warned), run
+    assert {tool for tool, _ in warned} == {"notes_keep"}, run
+    assert {path.split(".")[0] for _, path in warned} == {"inputSchema", "outputSchema"}, run
