@@ -171,7 +171,8 @@ def test_the_inspectors_strict_check_warns_about_an_apps_untyped_schemas(inspect
     home = tmp_path / "inspector-home"
     home.mkdir()
     env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home), "RATA_HOME": str(tmp_path / "notes-home")}
-    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", sys.executable, str(script), "--mcp", "--method", "tools/list", "--strict"]
+    server = [sys.executable, str(script), "--mcp"]
+    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", *server, "--method", "tools/list", "--strict"]
     run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=TIMEOUT_SECONDS + 10))
     warned = re.findall(r'Warning: tool "([a-z_]+)"\n\s+Path: (\S+)', run.stderr)
     assert {tool for tool, _ in warned} == {"notes_keep"}, run
