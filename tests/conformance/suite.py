@@ -96,49 +96,56 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _wait_for_port(port: int, bridge: subprocess.Popen, seconds: float = 30) -> None:
+def _wait_for_port(port: int, server: subprocess.Popen, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if bridge.poll() is not None:
-            raise AssertionError(f"the bridge exited with {bridge.returncode} before it listened on {port}")
+        if server.poll() is not None:
+            raise AssertionError(f"{server.args[0]} exited with {server.returncode} before it listened on {port}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.1)
-    raise AssertionError(f"the bridge did not listen on port {port} within {seconds} s")
+    raise AssertionError(f"{server.args[0]} did not listen on port {port} within {seconds} s")
 
 
-def run_suite(server: list[str], version: str, out: Path, env: dict[str, str]) -> Run:
-    """Serve `server` (a stdio MCP server's argv) behind the bridge and run the suite's `version` set against it."""
-    env = {**env, "PATH": os.pathsep.join([str(PEERS_BIN), env.get("PATH", "")])}
+def run_suite(server: list[str], version: str, out: Path, env: dict[str, str], scenario: str | None = None, timeout_ms: int = 10_000) -> Run:
+    """Serve `server` (a stdio MCP server's argv) behind the bridge and run the suite's `version` set against it.
+
+    With `scenario`, only that scenario, at `version`. `timeout_ms` bounds each scenario.
+    """
     port = free_port()
-    bridge_argv = [str(BRIDGE), "--stdio", shlex.join(server), "--outputTransport", "streamableHttp", "--port", str(port), "--logLevel", "none"]
-    if STATEFUL[version]:
-        bridge_argv.append("--stateful")
-    # Its own process group: the bridge's server children end with it.
-    bridge = subprocess.Popen(bridge_argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    bridge = [str(BRIDGE), "--stdio", shlex.join(server), "--outputTransport", "streamableHttp", "--port", str(port), "--logLevel", "none"]
+    return run_served([*bridge, "--stateful"] if STATEFUL[version] else bridge, port, version, out, env, scenario, timeout_ms)
+
+
+def run_served(serve: list[str], port: int, version: str, out: Path, env: dict[str, str], scenario: str | None = None, timeout_ms: int = 10_000) -> Run:
+    """Start `serve`, a Streamable HTTP server on `port` (the bridge, or a server of its own), and run the suite against it."""
+    env = {**env, "PATH": os.pathsep.join([str(PEERS_BIN), env.get("PATH", "")])}
+    # Its own process group: the server's children (the bridge's stdio servers) end with it.
+    process = subprocess.Popen(serve, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        _wait_for_port(port, bridge)
-        suite_argv = [str(SUITE), "server", "--url", f"http://localhost:{port}/mcp", "--requirements", version, "--timeout", "10000", "-o", str(out)]
+        _wait_for_port(port, process)
+        selection = ["--scenario", scenario, "--spec-version", version, "--force"] if scenario else ["--requirements", version]
+        suite_argv = [str(SUITE), "server", "--url", f"http://localhost:{port}/mcp", *selection, "--timeout", str(timeout_ms), "-o", str(out)]
         started = time.monotonic()
         completed = subprocess.run(suite_argv, env=env, cwd=out.parent, capture_output=True, text=True, timeout=SUITE_SECONDS)
         seconds = time.monotonic() - started
     finally:
-        _stop(bridge)
+        _stop(process)
     return Run(version, read_results(out), completed.stdout + completed.stderr, seconds)
 
 
-def _stop(bridge: subprocess.Popen) -> None:
+def _stop(process: subprocess.Popen) -> None:
     try:
-        os.killpg(bridge.pid, signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGTERM)
     except ProcessLookupError:
         return
     try:
-        bridge.wait(timeout=10)
+        process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        os.killpg(bridge.pid, signal.SIGKILL)
-        bridge.wait()
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def read_results(out: Path) -> dict[str, Scenario]:

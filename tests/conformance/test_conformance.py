@@ -15,6 +15,7 @@ they fail. Run them alone with `pytest tests/conformance`.
 
 from __future__ import annotations
 
+import secrets
 import sys
 from pathlib import Path
 
@@ -29,6 +30,9 @@ pytestmark = pytest.mark.subprocess
 HERE = Path(__file__).resolve().parent
 FIXTURE = [sys.executable, str(HERE / "app.py"), "--mcp"]
 SDK_SERVER = [sys.executable, str(HERE / "sdk_server.py")]
+# The server-stateless scenario probes for a while, and the stateless bridge starts a fresh SDK
+# process (about a second) for each of its requests: give a scenario run alone that long.
+ALONE_MS = 120_000
 
 CONTENT = "content parts in tool results (issue 15: images, audio, embedded resources, mixed content)"
 PROGRESS = "progress notifications to the client (issue 15)"
@@ -96,20 +100,19 @@ WAITING: dict[str, dict[str, str]] = {
     },
 }
 
-# Scenarios (and, where the scenario has other checks, the one check) that fail only because of
-# the bridge. The evidence: the official SDK's server fails the same check behind the same bridge
-# (test_sdk_server_fails_the_bridge_only_scenarios_too), and passes it natively over its own HTTP.
-DNS = "Host/Origin validation is the HTTP layer's job: the bridge answers a rebinding Host with 200"
+# Scenarios that fail only because of the bridge: the check that fails, and the words of its
+# failure that come from the bridge (an HTTP status it set). The evidence: the official SDK's
+# server fails the same check the same way behind the same bridge, and passes the scenario
+# natively over its own Streamable HTTP (test_the_bridge_only_failures_are_the_bridges).
 BRIDGE_ONLY: dict[str, dict[str, tuple[str, str]]] = {
     MODERN: {
-        "dns-rebinding-protection": ("localhost-host-rebinding-rejected", DNS),
-        "server-stateless": (
-            "sep-2575-http-server-method-not-found-404-initialize",
-            "the removed initialize is scored on the HTTP status 404, which the bridge sets (it answers 200)",
-        ),
+        # Host/Origin validation is the HTTP layer's job; the bridge answers a rebinding Host with 200.
+        "dns-rebinding-protection": ("localhost-host-rebinding-rejected", "got 200"),
+        # A removed method is scored on HTTP 404 as well as -32601; the bridge answers 200.
+        "server-stateless": ("sep-2575-http-server-method-not-found-404-initialize", "got HTTP 200"),
     },
     LEGACY: {
-        "dns-rebinding-protection": ("localhost-host-rebinding-rejected", DNS),
+        "dns-rebinding-protection": ("localhost-host-rebinding-rejected", "got 200"),
     },
 }
 
@@ -136,9 +139,13 @@ def peers() -> None:
         pytest.skip(message)
 
 
-def run(server: list[str], version: str, tmp_path: Path, **env: str) -> suite.Run:
-    out = tmp_path / f"out-{version}"
-    return suite.run_suite(server, version, out, subprocess_env(tmp_path / "rata-home", HOME=str(tmp_path), **env))
+def env(tmp_path: Path) -> dict[str, str]:
+    """The servers' environment: their own app folder and HOME, and the SDK server's requestState key for this run."""
+    return subprocess_env(tmp_path / "rata-home", HOME=str(tmp_path), CONFORMANCE_STATE_KEY=secrets.token_hex(32))
+
+
+def run(server: list[str], version: str, tmp_path: Path) -> suite.Run:
+    return suite.run_suite(server, version, tmp_path / f"out-{version}", env(tmp_path))
 
 
 @pytest.mark.parametrize("version", [MODERN, LEGACY])
@@ -149,12 +156,17 @@ def test_every_scored_scenario_passes_or_fails_for_a_listed_reason(peers: None, 
     known = set(waiting) | set(bridge_only)
     assert known <= set(scenarios), f"listed but not scored for {version}: {sorted(known - set(scenarios))}"
 
+    # Whatever a scenario waits for, every message rata sent in it is valid against the version's schema.
+    invalid = {name: scenario.failures["wire-schema-valid"] for name, scenario in scenarios.items() if "wire-schema-valid" in scenario.failures}
+    assert not invalid, f"rata sent messages the {version} schema rejects: {invalid}"
+
     unexplained = {name: scenario.failures for name, scenario in scenarios.items() if not scenario.passed and name not in known}
     assert not unexplained, f"rata fails these {version} scenarios, which are not listed as waiting or bridge-only:\n{unexplained}"
 
     # A bridge-only scenario fails only its bridge check (once the feature it also waits for lands).
-    for name, (check, _why) in bridge_only.items():
+    for name, (check, words) in bridge_only.items():
         assert check in scenarios[name].failures, f"{name}: {check} no longer fails; take it off BRIDGE_ONLY"
+        assert words in scenarios[name].failures[check], f"{name}: {check} fails for another reason than the bridge's"
         if name not in waiting:
             assert set(scenarios[name].failures) == {check}, f"{name} fails more than the bridge's check: {scenarios[name].failures}"
 
@@ -167,3 +179,23 @@ def test_every_scored_scenario_passes_or_fails_for_a_listed_reason(peers: None, 
 
     expected = len(scenarios) - len(known)
     assert len(result.passing()) == expected, f"{version}: {result.score()} ({result.seconds:.0f} s)"
+
+
+@pytest.mark.parametrize("version", [MODERN, LEGACY])
+def test_the_sdk_server_passes_every_scored_scenario_natively(peers: None, version: str, tmp_path: Path) -> None:
+    """The reference is complete: over the SDK's own Streamable HTTP (no bridge) it passes everything."""
+    port = suite.free_port()
+    result = suite.run_served([*SDK_SERVER, "--http", str(port)], port, version, tmp_path / f"out-{version}", env(tmp_path))
+    assert not result.failing(), f"the SDK's server, natively, {result.score()}: {result.failing()}"
+
+
+@pytest.mark.parametrize(("version", "scenario"), [(version, scenario) for version, listed in BRIDGE_ONLY.items() for scenario in listed])
+def test_the_bridge_only_failures_are_the_bridges(peers: None, version: str, scenario: str, tmp_path: Path) -> None:
+    """The SDK's server fails a bridge-only check the same way behind the same bridge, and passes it natively."""
+    check, words = BRIDGE_ONLY[version][scenario]
+    bridged = suite.run_suite(SDK_SERVER, version, tmp_path / "bridged", env(tmp_path), scenario=scenario, timeout_ms=ALONE_MS)
+    assert words in bridged.scenarios[scenario].failures.get(check, ""), f"the SDK's server behind the bridge: {bridged.scenarios[scenario].checks}"
+
+    port = suite.free_port()
+    native = suite.run_served([*SDK_SERVER, "--http", str(port)], port, version, tmp_path / "native", env(tmp_path), scenario=scenario, timeout_ms=ALONE_MS)
+    assert check not in native.scenarios[scenario].failures, f"the SDK's server natively: {native.scenarios[scenario].failures}"
