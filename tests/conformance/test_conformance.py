@@ -199,3 +199,18 @@ def test_the_bridge_only_failures_are_the_bridges(peers: None, version: str, sce
     port = suite.free_port()
     native = suite.run_served([*SDK_SERVER, "--http", str(port)], port, version, tmp_path / "native", env(tmp_path), scenario=scenario, timeout_ms=ALONE_MS)
     assert check not in native.scenarios[scenario].failures, f"the SDK's server natively: {native.scenarios[scenario].failures}"
+
+
+def test_the_docs_give_these_scores_and_name_every_failure(peers: None) -> None:
+    """docs/mcp.md, "Conformance": the scores table follows from the lists above, and the page names each listed scenario."""
+    page = (HERE.parents[1] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    section = page[page.index("\n## Conformance\n") : page.index("\n## Security\n")]
+    table = section[section.index("<!-- conformance-scores -->") :].split("\n\n")[0]
+    rows = {cells[0]: cells for cells in ([cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[3:])}
+    for version in (MODERN, LEGACY):
+        total = len(suite.scored(version))
+        known = set(WAITING[version]) | set(BRIDGE_ONLY[version])
+        assert rows[version][2:] == [f"{total - len(known)}/{total}", f"{total - len(BRIDGE_ONLY[version])}/{total}", f"{total}/{total}"], rows[version]
+        for name in known:
+            short = name.removeprefix("input-required-result")
+            assert f"`{name}`" in section or f"`{short}`" in section, f"the Conformance section does not name {name}"
