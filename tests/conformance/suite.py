@@ -157,3 +157,36 @@ def read_results(out: Path) -> dict[str, Scenario]:
             name = match.group("scenario")
             scenarios[name] = Scenario(name, json.loads((folder / "checks.json").read_text()))
     return scenarios
+
+
+def main(argv: list[str]) -> int:
+    """`python -m tests.conformance.suite rata|sdk|sdk-native 2026-07-28|2025-11-25`: one run's score and failures."""
+    import secrets
+    import sys
+    import tempfile
+
+    if len(argv) != 2 or argv[0] not in ("rata", "sdk", "sdk-native") or argv[1] not in STATEFUL:
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    who, version = argv
+    here = Path(__file__).resolve().parent
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        env = {**os.environ, "RATA_HOME": str(folder / "rata-home"), "HOME": str(folder), "CONFORMANCE_STATE_KEY": secrets.token_hex(32)}
+        if who == "rata":
+            result = run_suite([sys.executable, str(here / "app.py"), "--mcp"], version, folder / "out", env)
+        elif who == "sdk":
+            result = run_suite([sys.executable, str(here / "sdk_server.py")], version, folder / "out", env)
+        else:
+            port = free_port()
+            result = run_served([sys.executable, str(here / "sdk_server.py"), "--http", str(port)], port, version, folder / "out", env)
+        print(f"{who}, {version}: {result.score()} in {result.seconds:.0f} s")
+        for name, failures in result.failing().items():
+            print(f"  {name}: " + "; ".join(f"{check}: {message[:160]}" for check, message in failures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -6,7 +6,7 @@ pinned in .ci/peers, with node 22): stateless for the 2026-07-28 set, `--statefu
 2025-11-25. Every scored scenario (the package's `requirements/<version>.yaml`) is accounted
 for: it passes, or it is listed below with why it fails today: a rata feature it waits for
 (`WAITING`), or the bridge (`BRIDGE_ONLY`, with the evidence that the official SDK's server
-fails it the same way behind the same bridge, `test_sdk_server_fails_the_bridge_only_scenarios_too`).
+fails it the same way behind the same bridge and passes it natively, `test_the_bridge_only_failures_are_the_bridges`).
 A listed scenario that starts passing fails the test too, so the lists stay true.
 
 Without the peers the tests skip, except in CI (CI=true) or with RATA_PEERS_REQUIRED=1, where
