@@ -17,11 +17,17 @@ if TYPE_CHECKING:
 
 
 def _kind(command: dict[str, Any]) -> str:
-    if command["live"]:
-        return "live query"
-    if command["readOnly"]:
-        return "read-only"
-    return "writes"
+    kind = "live query" if command["live"] else "read-only" if command["readOnly"] else "writes"
+    content = _content(command)
+    return f"{kind}; returns {content}" if content else kind
+
+
+def _content(command: dict[str, Any]) -> str:
+    """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
+    return ", ".join(_PART_NAMES.get(kind, kind) for kind in command.get("content", []))
+
+
+_PART_NAMES = {"resource": "embedded resource", "resource_link": "resource link"}
 
 
 def _count(n: int, noun: str) -> str:
@@ -106,6 +112,8 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
         ("kind", _kind(command)),
         ("annotations", ", ".join(f"{k}={str(v).lower()}" for k, v in tool.get("annotations", {}).items())),
     ]
+    if command.get("content"):
+        details.insert(3, ("content parts", _content(command)))
     for label, value in details:
         line = safe(f"  {label}: ", "muted")
         line.append_text(safe(value))
