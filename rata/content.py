@@ -360,8 +360,9 @@ def part_from_json(block: dict[str, Any]) -> Part:
 # --- checks ----------------------------------------------------------------------------------------
 
 
-def read_bounded(path: Any, where: str, limit: int = MAX_PART_BYTES) -> bytes:
-    """A file's bytes, at most `limit` of them; `PartError` for a file that is missing, unreadable or larger."""
+def read_bounded(path: Any, where: str, limit: int | None = None) -> bytes:
+    """A file's bytes, at most `limit` of them (`MAX_PART_BYTES`); `PartError` for a file that is missing, unreadable or larger."""
+    limit = MAX_PART_BYTES if limit is None else limit
     try:
         name = os.fspath(path)
     except TypeError:

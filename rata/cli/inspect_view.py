@@ -24,10 +24,14 @@ def _kind(command: dict[str, Any]) -> str:
 
 def _content(command: dict[str, Any]) -> str:
     """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
-    return ", ".join(_PART_NAMES.get(kind, kind) for kind in command.get("content", []))
+    kinds = command.get("content", [])
+    if len(kinds) == len(_ALL_PARTS):
+        return "any content part"
+    return ", ".join(_PART_NAMES.get(kind, kind) for kind in kinds)
 
 
 _PART_NAMES = {"resource": "embedded resource", "resource_link": "resource link"}
+_ALL_PARTS = ("text", "image", "audio", "resource", "resource_link")
 
 
 def _count(n: int, noun: str) -> str:
@@ -113,7 +117,7 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
         ("annotations", ", ".join(f"{k}={str(v).lower()}" for k, v in tool.get("annotations", {}).items())),
     ]
     if command.get("content"):
-        details.insert(3, ("content parts", _content(command)))
+        details.insert(3, ("returns", _content(command)))
     for label, value in details:
         line = safe(f"  {label}: ", "muted")
         line.append_text(safe(value))

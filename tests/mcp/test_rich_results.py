@@ -31,11 +31,11 @@ from rata.testing import AgentClient
 from tests.conftest import subprocess_env
 from tests.mcp import test_versions
 from tests.mcp.peers import MODERN, search_path
-from tests.mcp.rich import NOTES, PNG, WAV, ZIP, rich_app
+from tests.mcp.reports import NOTES, PNG, WAV, ZIP, rich_app
 from tests.mcp.test_sdk_peer import anyio_backend  # noqa: F401 - pytest fixture
 from tests.mcp.test_sdk_wire import Wire, modern
 
-RICH = Path(__file__).with_name("rich.py")
+RICH = Path(__file__).with_name("reports.py")
 HANDSHAKE = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 B64_PNG = base64.b64encode(PNG).decode()
 B64_WAV = base64.b64encode(WAV).decode()
