@@ -215,10 +215,15 @@ def parts_of(node: PartsNode | ContentNode, value: Any) -> list[dict[str, Any]]:
 
 def _sequence(value: Any, path: str) -> list[Any]:
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        raise PartError(f"{type(value).__name__} at {path}, not a list of content parts", "Return a list of parts ([Image(...), Text(...)]), or change the return annotation.")
+        raise PartError(
+            f"{type(value).__name__} at {path}, not a list of content parts",
+            "Return a list of parts ([Image(...), Text(...)]), or change the return annotation.",
+        )
     parts = list(value)
     if len(parts) > MAX_PARTS:
-        raise PartError(f"{len(parts)} content parts at {path}, over the {MAX_PARTS} one result may hold", "Return fewer parts, or link to the rest with ResourceLink.")
+        raise PartError(
+            f"{len(parts)} content parts at {path}, over the {MAX_PARTS} one result may hold", "Return fewer parts, or link to the rest with ResourceLink."
+        )
     return parts
 
 
@@ -270,23 +275,34 @@ def part_json(part: Any, path: str = "result", budget: _Budget | None = None) ->
 def _media(part: _Media, where: str) -> tuple[bytes, str]:
     kind = part.kind
     if (part.data is None) == (part.path is None):
-        raise PartError(f"{where} with {'both data and a path' if part.data is not None else 'neither data nor a path'}", f"Give one: {type(part).__name__}(data, mime_type=...) or {type(part).__name__}(path=...).")
+        raise PartError(
+            f"{where} with {'both data and a path' if part.data is not None else 'neither data nor a path'}",
+            f"Give one: {type(part).__name__}(data, mime_type=...) or {type(part).__name__}(path=...).",
+        )
     if part.path is not None:
         data = read_bounded(part.path, where)
     elif isinstance(part.data, (bytes, bytearray, memoryview)):
         data = bytes(part.data)
         _within(len(data), where, "data")
     else:
-        raise PartError(f"{where} with data of type {type(part.data).__name__}", f"Pass the {kind}'s bytes (bytes), not text or base64: {type(part).__name__}(raw_bytes, mime_type=...).")
+        raise PartError(
+            f"{where} with data of type {type(part.data).__name__}",
+            f"Pass the {kind}'s bytes (bytes), not text or base64: {type(part).__name__}(raw_bytes, mime_type=...).",
+        )
     sniffed = sniff(data)
     declared = part.mime_type
     if declared is None:
         declared = sniffed or (_by_suffix(part.path) if part.path is not None else None)
         if declared is None:
-            raise PartError(f"{where} without a MIME type, and its bytes are not a format rata recognizes", f"Pass mime_type='{kind}/...' (e.g. {_EXAMPLE[kind]!r}).")
+            raise PartError(
+                f"{where} without a MIME type, and its bytes are not a format rata recognizes", f"Pass mime_type='{kind}/...' (e.g. {_EXAMPLE[kind]!r})."
+            )
     mime_type = _mime(declared, where)
     if mime_type.split("/", 1)[0].lower() != kind:
-        raise PartError(f"{where} with the MIME type {mime_type!r}, which is not {kind}/*", f"Return {_CLASS_OF.get(mime_type.split('/', 1)[0].lower(), 'an EmbeddedResource')} for it, or give its {kind}/* type.")
+        raise PartError(
+            f"{where} with the MIME type {mime_type!r}, which is not {kind}/*",
+            f"Return {_CLASS_OF.get(mime_type.split('/', 1)[0].lower(), 'an EmbeddedResource')} for it, or give its {kind}/* type.",
+        )
     if sniffed is not None and _essence(mime_type) not in _SAME.get(sniffed, {sniffed}):
         raise PartError(
             f"{where} declared as {mime_type!r}, but its bytes are {sniffed}",
@@ -300,7 +316,10 @@ def _resource(part: EmbeddedResource, where: str, budget: _Budget) -> dict[str, 
     if part.mime_type is not None:
         body["mimeType"] = _mime(part.mime_type, where)
     if (part.text is None) == (part.blob is None):
-        raise PartError(f"{where} with {'both text and a blob' if part.text is not None else 'neither text nor a blob'}", "Give one: EmbeddedResource(uri, text=...) or EmbeddedResource(uri, blob=..., mime_type=...).")
+        raise PartError(
+            f"{where} with {'both text and a blob' if part.text is not None else 'neither text nor a blob'}",
+            "Give one: EmbeddedResource(uri, text=...) or EmbeddedResource(uri, blob=..., mime_type=...).",
+        )
     if part.text is not None:
         text = _string(part.text, "text", where, None)
         budget.take(_within(len(text.encode("utf-8", "surrogatepass")), where, "text"), where)
@@ -350,7 +369,12 @@ def part_from_json(block: dict[str, Any]) -> Part:
             return EmbeddedResource(body["uri"], text=body.get("text"), blob=blob, mime_type=body.get("mimeType"))
         if kind == "resource_link":
             return ResourceLink(
-                block["uri"], block["name"], title=block.get("title"), description=block.get("description"), mime_type=block.get("mimeType"), size=block.get("size")
+                block["uri"],
+                block["name"],
+                title=block.get("title"),
+                description=block.get("description"),
+                mime_type=block.get("mimeType"),
+                size=block.get("size"),
             )
     except (KeyError, TypeError, binascii.Error) as error:
         raise ValueError(f"a {kind} content block that is malformed ({type(error).__name__}: {error})") from None
@@ -371,25 +395,38 @@ def read_bounded(path: Any, where: str, limit: int | None = None) -> bytes:
         with open(name, "rb") as file:
             data = file.read(limit + 1)
     except OSError as error:
-        raise PartError(f"{where} reading {name!r}: {error.strerror or error}", "Check the file exists and the app may read it (a relative path is relative to the current directory).") from None
+        raise PartError(
+            f"{where} reading {name!r}: {error.strerror or error}",
+            "Check the file exists and the app may read it (a relative path is relative to the current directory).",
+        ) from None
     if len(data) > limit:
-        raise PartError(f"{where} reading {name!r}: the file is over the {_size(limit)} a part may hold", "Send a smaller file (scale the image down, cut the audio), or a ResourceLink to it.")
+        raise PartError(
+            f"{where} reading {name!r}: the file is over the {_size(limit)} a part may hold",
+            "Send a smaller file (scale the image down, cut the audio), or a ResourceLink to it.",
+        )
     return data
 
 
 def _within(size: int, where: str, what: str) -> int:
     if size > MAX_PART_BYTES:
-        raise PartError(f"{where} whose {what} is {_size(size)}, over the {_size(MAX_PART_BYTES)} a part may hold", "Send less (scale the image down, cut the audio, split the text), or a ResourceLink to it.")
+        raise PartError(
+            f"{where} whose {what} is {_size(size)}, over the {_size(MAX_PART_BYTES)} a part may hold",
+            "Send less (scale the image down, cut the audio, split the text), or a ResourceLink to it.",
+        )
     return size
 
 
-_MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:[ \t]*;[ \t]*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|\"[^\"\\\r\n]{0,200}\"))*")
+_MIME = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:[ \t]*;[ \t]*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|\"[^\"\\\r\n]{0,200}\"))*"
+)
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
 
 
 def _mime(value: Any, where: str) -> str:
     if not isinstance(value, str) or len(value) > 255 or _MIME.fullmatch(value) is None:
-        raise PartError(f"{where} with the MIME type {_short(value)}, which is not one", "Give a type/subtype such as 'image/png', 'audio/wav' or 'text/plain'.")
+        raise PartError(
+            f"{where} with the MIME type {_short(value)}, which is not one", "Give a type/subtype such as 'image/png', 'audio/wav' or 'text/plain'."
+        )
     return value
 
 
@@ -400,7 +437,10 @@ def _essence(mime_type: str) -> str:
 
 def _uri(value: Any, where: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_URI_CHARS or _URI.fullmatch(value) is None:
-        raise PartError(f"{where} with the URI {_short(value)}, which is not one", "Give an absolute URI with a scheme and no spaces, e.g. 'file:///reports/q3.pdf' or 'app://customers/1'.")
+        raise PartError(
+            f"{where} with the URI {_short(value)}, which is not one",
+            "Give an absolute URI with a scheme and no spaces, e.g. 'file:///reports/q3.pdf' or 'app://customers/1'.",
+        )
     return value
 
 

@@ -107,7 +107,9 @@ def test_the_tools_output_schema_is_the_datas_and_the_catalog_describes_the_json
     assert commands["chart"]["outputSchema"] == PART_SCHEMAS["image"]
 
 
-@pytest.mark.parametrize(("name", "args"), [("mixed", {}), ("report", {}), ("quarters", {}), ("chart", {}), ("archive", {}), ("link", {}), ("maybe_chart", {"show": False})])
+@pytest.mark.parametrize(
+    ("name", "args"), [("mixed", {}), ("report", {}), ("quarters", {}), ("chart", {}), ("archive", {}), ("link", {}), ("maybe_chart", {"show": False})]
+)
 def test_every_json_form_a_frontend_gets_validates_against_the_catalogs_output_schema(name, args):
     app = rich_app()
     schema = next(entry for entry in build_catalog(app).commands if entry["name"] == name)["outputSchema"]
@@ -157,9 +159,8 @@ def test_a_part_that_cannot_be_sent_says_which_why_and_the_fix(part, problem, fi
 def test_a_file_is_read_no_further_than_the_bound(tmp_path):
     big = tmp_path / "big.png"
     big.write_bytes(PNG + b"\x00" * 100)
-    with mock.patch.object(content_module, "MAX_PART_BYTES", LIMIT), mock.patch("builtins.open", wraps=open) as opened:
-        with pytest.raises(PartError) as raised:
-            part_json(Image(path=big))
+    with mock.patch.object(content_module, "MAX_PART_BYTES", LIMIT), mock.patch("builtins.open", wraps=open) as opened, pytest.raises(PartError) as raised:
+        part_json(Image(path=big))
     assert "the file is over the 64 bytes a part may hold" in str(raised.value)
     assert opened.call_count == 1
     assert part_json(Image(path=str(tmp_path / "big.png"), mime_type="image/png"))["data"] == base64.b64encode(big.read_bytes()).decode()
@@ -224,12 +225,35 @@ def test_a_mime_type_is_accepted_only_when_well_formed_and_of_the_parts_kind(mim
 @given(st.binary(max_size=64))
 def test_sniffing_any_bytes_names_a_known_type_or_nothing(data):
     found = sniff(data)
-    assert found is None or found in {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif", "image/heic", "audio/wav", "audio/mpeg", "audio/ogg", "audio/flac", "audio/mp4", "audio/aac"}
+    assert found is None or found in {
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/bmp",
+        "image/avif",
+        "image/heic",
+        "audio/wav",
+        "audio/mpeg",
+        "audio/ogg",
+        "audio/flac",
+        "audio/mp4",
+        "audio/aac",
+    }
 
 
 @pytest.mark.parametrize(
     ("data", "mime_type"),
-    [(PNG, "image/png"), (b"\xff\xd8\xff\xe0" + b"\x00" * 30, "image/jpeg"), (b"GIF89a" + b"\x00" * 30, "image/gif"), (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"), (WAV, "audio/wav"), (b"ID3\x04" + b"\x00" * 30, "audio/mpeg"), (b"OggS" + b"\x00" * 30, "audio/ogg"), (b"fLaC" + b"\x00" * 30, "audio/flac")],
+    [
+        (PNG, "image/png"),
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 30, "image/jpeg"),
+        (b"GIF89a" + b"\x00" * 30, "image/gif"),
+        (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"),
+        (WAV, "audio/wav"),
+        (b"ID3\x04" + b"\x00" * 30, "audio/mpeg"),
+        (b"OggS" + b"\x00" * 30, "audio/ogg"),
+        (b"fLaC" + b"\x00" * 30, "audio/flac"),
+    ],
 )
 def test_common_formats_are_recognized_by_their_first_bytes(data, mime_type):
     assert sniff(data) == mime_type

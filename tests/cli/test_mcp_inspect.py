@@ -149,8 +149,8 @@ app = App("warehouse", identifier="com.example.warehouse").commands(
 
 def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
     (tmp_path / "linty.py").write_text(textwrap.dedent(LINTY))
-    from rata.codegen.lint import lint
     from rata.codegen.catalog import build_catalog
+    from rata.codegen.lint import lint
     from rata.loader import load_app
 
     findings = lint(build_catalog(load_app(str(tmp_path / "linty.py")).app))

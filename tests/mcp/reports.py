@@ -27,7 +27,17 @@ def wav(samples: int = 8) -> bytes:
     """A real WAV: 8-bit mono silence at 8 kHz."""
     data = b"\x80" * samples
     fmt = struct.pack("<HHIIHH", 1, 1, 8000, 8000, 1, 8)
-    return b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data)) + b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    return (
+        b"RIFF"
+        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
 
 
 PNG = png()
@@ -129,9 +139,12 @@ def oversized(ctx: Ctx, size: int) -> list[Part]:
 
 
 def rich_app() -> App:
-    return App("reports", identifier="com.example.reports", version="1.0.0").commands(
-        chart, chart_file, chime, notes, archive, link, mixed, report, quarters, maybe_chart, greeting, mislabelled, oversized
-    ).allow_abilities(["reports.*"]).mcp(Mcp().allow_abilities(["reports.*"]).rate_limit(None))
+    return (
+        App("reports", identifier="com.example.reports", version="1.0.0")
+        .commands(chart, chart_file, chime, notes, archive, link, mixed, report, quarters, maybe_chart, greeting, mislabelled, oversized)
+        .allow_abilities(["reports.*"])
+        .mcp(Mcp().allow_abilities(["reports.*"]).rate_limit(None))
+    )
 
 
 app = rich_app()

@@ -29,7 +29,7 @@ def serve(home, data: bytes) -> dict:
     return {answer["id"]: answer for answer in answers}
 
 
-def test_an_initialize_carrying_the_2026_envelope_is_a_removed_method_and_pins_nothing(crm_home):
+def test_an_initialize_carrying_the_2026_envelope_is_a_removed_method_and_pins_nothing(crm_home):  # noqa: F811 - the fixture
     answers = serve(
         crm_home,
         request(500, "initialize", {"_meta": META})
@@ -42,7 +42,7 @@ def test_an_initialize_carrying_the_2026_envelope_is_a_removed_method_and_pins_n
     assert answers[502]["result"]["protocolVersion"] == "2025-11-25"
 
 
-def test_on_a_2026_connection_an_enveloped_initialize_is_still_not_found_and_a_plain_one_is_unsupported(crm_home):
+def test_on_a_2026_connection_an_enveloped_initialize_is_still_not_found_and_a_plain_one_is_unsupported(crm_home):  # noqa: F811 - the fixture
     answers = serve(
         crm_home,
         request(1, "tools/list", {"_meta": META})
@@ -67,6 +67,6 @@ def test_on_a_2026_connection_an_enveloped_initialize_is_still_not_found_and_a_p
         (20260728, {"supported": ["2026-07-28"]}),
     ],
 )
-def test_an_unsupported_envelope_version_is_echoed_as_the_client_wrote_it(crm_home, sent, data):
+def test_an_unsupported_envelope_version_is_echoed_as_the_client_wrote_it(crm_home, sent, data):  # noqa: F811 - the fixture
     answers = serve(crm_home, request("u-1", "server/discover", {"_meta": {**META, wire.META_VERSION: sent}}))
     assert answers["u-1"]["error"] == {"code": wire.UNSUPPORTED_VERSION, "message": "Unsupported protocol version", "data": data}
