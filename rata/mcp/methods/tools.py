@@ -212,7 +212,7 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
 
     The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
-    if returns is not None and returns.__class__ in _CONTENT_NODES:
+    if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
         return _content_result(value, tool, era, returns)
     result: dict[str, Any] = {"content": [{"type": "text", "text": value if value.__class__ is str else _TEXT(value)}]}
     output_schema = tool.get("outputSchema")
