@@ -219,10 +219,12 @@ def _sequence(value: Any, path: str) -> list[Any]:
             f"{type(value).__name__} at {path}, not a list of content parts",
             "Return a list of parts ([Image(...), Text(...)]), or change the return annotation.",
         )
-    parts = list(value)
+    import itertools
+
+    parts = list(itertools.islice(value, MAX_PARTS + 1))  # a generator that never ends is read no further than the bound
     if len(parts) > MAX_PARTS:
         raise PartError(
-            f"{len(parts)} content parts at {path}, over the {MAX_PARTS} one result may hold", "Return fewer parts, or link to the rest with ResourceLink."
+            f"more than {MAX_PARTS} content parts at {path}, the most one result may hold", "Return fewer parts, or link to the rest with ResourceLink."
         )
     return parts
 
@@ -259,7 +261,7 @@ def part_json(part: Any, path: str = "result", budget: _Budget | None = None) ->
     where = f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} at {path}"
     if isinstance(part, Text):
         text = _string(part.text, "text", where, None)
-        budget.take(_within(len(text.encode("utf-8", "surrogatepass")), where, "text"), where)
+        budget.take(_within(_utf8_size(text), where, "text"), where)
         return {"type": "text", "text": text}
     if isinstance(part, _Media):
         data, mime_type = _media(part, where)
@@ -322,7 +324,7 @@ def _resource(part: EmbeddedResource, where: str, budget: _Budget) -> dict[str, 
         )
     if part.text is not None:
         text = _string(part.text, "text", where, None)
-        budget.take(_within(len(text.encode("utf-8", "surrogatepass")), where, "text"), where)
+        budget.take(_within(_utf8_size(text), where, "text"), where)
         body["text"] = text
     else:
         if not isinstance(part.blob, (bytes, bytearray, memoryview)):
@@ -405,6 +407,11 @@ def read_bounded(path: Any, where: str, limit: int | None = None) -> bytes:
             "Send a smaller file (scale the image down, cut the audio), or a ResourceLink to it.",
         )
     return data
+
+
+def _utf8_size(text: str) -> int:
+    """The UTF-8 size of `text`, or a bound over the limit when its characters alone are (none is encoded then)."""
+    return len(text) if len(text) > MAX_PART_BYTES else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _within(size: int, where: str, what: str) -> int:

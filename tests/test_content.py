@@ -279,3 +279,22 @@ def test_an_app_with_a_content_command_builds_and_serves_like_any_other():
 
     app = App("pics", identifier="com.example.pics").commands(picture).allow_abilities(["a.*"]).mcp(Mcp().allow_abilities(["a.*"]))
     assert app.call("picture")["mimeType"] == "image/png"
+
+
+def test_parts_from_a_generator_that_never_ends_are_read_no_further_than_the_bound():
+    import itertools
+
+    endless = (Text("again") for _ in itertools.count())
+    with pytest.raises(Mismatch) as raised:
+        to_json(node(list[Text]), endless)
+    assert f"more than {content_module.MAX_PARTS} content parts at result" in str(raised.value)
+    assert next(endless) == Text("again")  # the generator is still there: nothing drained it
+
+
+def test_a_text_part_over_the_bound_is_refused_by_its_size_in_utf8():
+    with mock.patch.object(content_module, "MAX_PART_BYTES", 8):
+        assert part_json(Text("12345678"))["text"] == "12345678"
+        with pytest.raises(PartError, match="whose text is 9 bytes, over the 8 bytes"):
+            part_json(Text("éééé5"))  # 5 characters, 9 bytes
+        with pytest.raises(PartError, match="whose text is 9 bytes"):
+            part_json(Text("123456789"))
