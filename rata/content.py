@@ -27,6 +27,7 @@ the command, the part and the fix (`rata.convert` hands it on as a `rata.convert
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from typing import Any, Generic, TypeVar, Union
@@ -50,9 +51,11 @@ MAX_NAME_CHARS = 1024
 
 
 class _Part:
-    """Parts compare by value, so a test can write ``result.images == [Image(png, mime_type="image/png")]``."""
+    """What every part has: who it is for (`audience`: ``"user"``, ``"assistant"``) and how much it matters
+    (`priority`, 0 to 1), sent as its ``annotations`` when given. Parts compare by value, so a test can
+    write ``result.images == [Image(png, mime_type="image/png")]``."""
 
-    __slots__ = ()
+    __slots__ = ("audience", "priority")
     __hash__ = None  # type: ignore[assignment]
     _fields: tuple[str, ...] = ()
 
@@ -65,24 +68,39 @@ class _Part:
 class Text(_Part):
     """A text block: the string itself, as the model reads it."""
 
-    __slots__ = _fields = ("text",)
+    __slots__ = ("text",)
+    _fields = ("text", "audience", "priority")
     kind = "text"
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, audience: Sequence[str] | None = None, priority: float | None = None) -> None:
         self.text = text
+        self.audience = audience
+        self.priority = priority
 
     def __repr__(self) -> str:
         return f"Text({_short(self.text)})"
 
 
 class _Media(_Part):
-    __slots__ = _fields = ("data", "path", "mime_type")
+    __slots__ = ("data", "path", "mime_type")
+    _fields = ("data", "path", "mime_type", "audience", "priority")
     kind = ""
 
-    def __init__(self, data: bytes | None = None, *, path: str | os.PathLike[str] | None = None, mime_type: str | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        mime_type: str | None = None,
+        format: str | None = None,  # noqa: A002 - the name FastMCP and the SDK use
+        audience: Sequence[str] | None = None,
+        priority: float | None = None,
+    ) -> None:
         self.data = data
         self.path = path
-        self.mime_type = mime_type
+        self.mime_type = mime_type if format is None or mime_type is not None else _from_format(self.kind, format)
+        self.audience = audience
+        self.priority = priority
 
     def __repr__(self) -> str:
         source = f"path={os.fspath(self.path)!r}" if self.path is not None else f"{len(self.data or b'')} bytes"
@@ -93,7 +111,7 @@ class Image(_Media):
     """An image: its bytes (`data`) or a file to read them from (`path`), and its MIME type (``image/*``).
 
     Without `mime_type` the type is read from the bytes (PNG, JPEG, GIF, WebP, BMP, AVIF, HEIC)
-    or, for a file, its name's suffix."""
+    or, for a file, its name's suffix; ``format="png"`` is short for ``mime_type="image/png"``."""
 
     __slots__ = ()
     kind = "image"
@@ -103,7 +121,7 @@ class Audio(_Media):
     """Audio: its bytes (`data`) or a file to read them from (`path`), and its MIME type (``audio/*``).
 
     Without `mime_type` the type is read from the bytes (WAV, MP3, Ogg, FLAC, M4A, AAC)
-    or, for a file, its name's suffix."""
+    or, for a file, its name's suffix; ``format="wav"`` is short for ``mime_type="audio/wav"``."""
 
     __slots__ = ()
     kind = "audio"
@@ -112,14 +130,26 @@ class Audio(_Media):
 class EmbeddedResource(_Part):
     """A resource sent whole inside the result: its URI, and its `text` or its bytes (`blob`), with a MIME type."""
 
-    __slots__ = _fields = ("uri", "text", "blob", "mime_type")
+    __slots__ = ("uri", "text", "blob", "mime_type")
+    _fields = ("uri", "text", "blob", "mime_type", "audience", "priority")
     kind = "resource"
 
-    def __init__(self, uri: str, *, text: str | None = None, blob: bytes | None = None, mime_type: str | None = None) -> None:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        text: str | None = None,
+        blob: bytes | None = None,
+        mime_type: str | None = None,
+        audience: Sequence[str] | None = None,
+        priority: float | None = None,
+    ) -> None:
         self.uri = uri
         self.text = text
         self.blob = blob
         self.mime_type = mime_type
+        self.audience = audience
+        self.priority = priority
 
     def __repr__(self) -> str:
         return f"EmbeddedResource({self.uri!r}, mime_type={self.mime_type!r})"
@@ -128,11 +158,21 @@ class EmbeddedResource(_Part):
 class ResourceLink(_Part):
     """A link to a resource the client may read or fetch: its URI and name, and what is known of it."""
 
-    __slots__ = _fields = ("uri", "name", "title", "description", "mime_type", "size")
+    __slots__ = ("uri", "name", "title", "description", "mime_type", "size")
+    _fields = ("uri", "name", "title", "description", "mime_type", "size", "audience", "priority")
     kind = "resource_link"
 
     def __init__(
-        self, uri: str, name: str, *, title: str | None = None, description: str | None = None, mime_type: str | None = None, size: int | None = None
+        self,
+        uri: str,
+        name: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        audience: Sequence[str] | None = None,
+        priority: float | None = None,
     ) -> None:
         self.uri = uri
         self.name = name
@@ -140,6 +180,8 @@ class ResourceLink(_Part):
         self.description = description
         self.mime_type = mime_type
         self.size = size
+        self.audience = audience
+        self.priority = priority
 
     def __repr__(self) -> str:
         return f"ResourceLink({self.uri!r}, {self.name!r})"
@@ -147,9 +189,6 @@ class ResourceLink(_Part):
 
 Part = Union[Text, Image, Audio, EmbeddedResource, ResourceLink]  # noqa: UP007 - a runtime alias, usable in annotations on 3.10
 """Any content part: ``-> list[Part]`` returns several parts of any kind."""
-
-PART_CLASSES: dict[str, type] = {"Text": Text, "Image": Image, "Audio": Audio, "EmbeddedResource": EmbeddedResource, "ResourceLink": ResourceLink}
-"""The part classes by name (how `rata.typemodel` knows them without importing this module)."""
 
 
 class Content(Generic[T]):
@@ -219,8 +258,6 @@ def _sequence(value: Any, path: str) -> list[Any]:
             f"{type(value).__name__} at {path}, not a list of content parts",
             "Return a list of parts ([Image(...), Text(...)]), or change the return annotation.",
         )
-    import itertools
-
     parts = list(itertools.islice(value, MAX_PARTS + 1))  # a generator that never ends is read no further than the bound
     if len(parts) > MAX_PARTS:
         raise PartError(
@@ -262,16 +299,50 @@ def part_json(part: Any, path: str = "result", budget: _Budget | None = None) ->
     if isinstance(part, Text):
         text = _string(part.text, "text", where, None)
         budget.take(_within(_utf8_size(text), where, "text"), where)
-        return {"type": "text", "text": text}
-    if isinstance(part, _Media):
+        block: dict[str, Any] = {"type": "text", "text": text}
+    elif isinstance(part, _Media):
         data, mime_type = _media(part, where)
         budget.take(len(data), where)
-        return {"type": part.kind, "data": _base64(data), "mimeType": mime_type}
-    if isinstance(part, EmbeddedResource):
-        return {"type": "resource", "resource": _resource(part, where, budget)}
-    if isinstance(part, ResourceLink):
-        return _link(part, where, budget)
-    raise PartError(f"{type(part).__name__} at {path}, not a content part", "Return Text, Image, Audio, EmbeddedResource or ResourceLink there.")
+        block = {"type": part.kind, "data": _base64(data), "mimeType": mime_type}
+    elif isinstance(part, EmbeddedResource):
+        block = {"type": "resource", "resource": _resource(part, where, budget)}
+    elif isinstance(part, ResourceLink):
+        block = _link(part, where, budget)
+    else:
+        raise PartError(f"{type(part).__name__} at {path}, not a content part", "Return Text, Image, Audio, EmbeddedResource or ResourceLink there.")
+    if part.audience is not None or part.priority is not None:
+        block["annotations"] = _annotations(part, where)
+    return block
+
+
+AUDIENCES = ("user", "assistant")
+
+
+def _annotations(part: _Part, where: str) -> dict[str, Any]:
+    annotations: dict[str, Any] = {}
+    audience = part.audience
+    if audience is not None:
+        if isinstance(audience, str) or not hasattr(audience, "__iter__"):
+            raise PartError(f"{where} whose audience is {_short(audience)}, not a list", "Give a list: audience=['user'], ['assistant'] or both.")
+        roles = list(itertools.islice(audience, 3))
+        if len(roles) > 2 or any(role not in AUDIENCES for role in roles):
+            raise PartError(f"{where} whose audience is {_short(audience)}", "Give a list of 'user' and 'assistant': who the part is for.")
+        annotations["audience"] = roles
+    priority = part.priority
+    if priority is not None:
+        if isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1:
+            raise PartError(f"{where} whose priority is {_short(priority)}", "Give a number from 0 (least important) to 1 (most).")
+        annotations["priority"] = priority
+    return annotations
+
+
+def _from_format(kind: str, format: str) -> str:  # noqa: A002 - the name FastMCP and the SDK use
+    """``format="png"`` as a MIME type of `kind` (``image/png``), as FastMCP and the SDK's MCPServer read it."""
+    name = format.lower().lstrip(".")
+    return f"{kind}/{_FORMATS.get(name, name)}"
+
+
+_FORMATS = {"jpg": "jpeg", "mp3": "mpeg", "m4a": "mp4", "svg": "svg+xml"}
 
 
 def _media(part: _Media, where: str) -> tuple[bytes, str]:
@@ -360,15 +431,17 @@ def part_from_json(block: dict[str, Any]) -> Part:
 
     kind = block.get("type") if isinstance(block, dict) else None
     try:
+        annotations = block.get("annotations") or {}
+        marks = {"audience": annotations.get("audience"), "priority": annotations.get("priority")}
         if kind == "text":
-            return Text(block["text"])
+            return Text(block["text"], **marks)
         if kind in ("image", "audio"):
             media = Image if kind == "image" else Audio
-            return media(base64.b64decode(block["data"], validate=True), mime_type=block["mimeType"])
+            return media(base64.b64decode(block["data"], validate=True), mime_type=block["mimeType"], **marks)
         if kind == "resource":
             body = block["resource"]
             blob = base64.b64decode(body["blob"], validate=True) if "blob" in body else None
-            return EmbeddedResource(body["uri"], text=body.get("text"), blob=blob, mime_type=body.get("mimeType"))
+            return EmbeddedResource(body["uri"], text=body.get("text"), blob=blob, mime_type=body.get("mimeType"), **marks)
         if kind == "resource_link":
             return ResourceLink(
                 block["uri"],
@@ -377,8 +450,9 @@ def part_from_json(block: dict[str, Any]) -> Part:
                 description=block.get("description"),
                 mime_type=block.get("mimeType"),
                 size=block.get("size"),
+                **marks,
             )
-    except (KeyError, TypeError, binascii.Error) as error:
+    except (KeyError, TypeError, AttributeError, binascii.Error) as error:
         raise ValueError(f"a {kind} content block that is malformed ({type(error).__name__}: {error})") from None
     raise ValueError(f"not a content block: type {kind!r}")
 
@@ -541,8 +615,16 @@ _STRING: dict[str, Any] = {"type": "string"}
 _BASE64: dict[str, Any] = {"type": "string", "contentEncoding": "base64"}
 
 
+_ANNOTATIONS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"audience": {"type": "array", "items": {"enum": list(AUDIENCES)}}, "priority": {"type": "number", "minimum": 0, "maximum": 1}},
+    "additionalProperties": False,
+}
+
+
 def _block(kind: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"type": {"const": kind}, **properties}, "required": ["type", *required], "additionalProperties": False}
+    properties = {"type": {"const": kind}, **properties, "annotations": _ANNOTATIONS}
+    return {"type": "object", "properties": properties, "required": ["type", *required], "additionalProperties": False}
 
 
 PART_SCHEMAS: dict[str, dict[str, Any]] = {

@@ -298,3 +298,25 @@ def test_a_text_part_over_the_bound_is_refused_by_its_size_in_utf8():
             part_json(Text("éééé5"))  # 5 characters, 9 bytes
         with pytest.raises(PartError, match="whose text is 9 bytes"):
             part_json(Text("123456789"))
+
+
+def test_format_is_short_for_the_mime_type_as_in_fastmcp_and_the_sdk():
+    assert part_json(Image(PNG, format="png"))["mimeType"] == "image/png"
+    assert Image(b"x", format="jpg").mime_type == "image/jpeg" and Audio(b"x", format="mp3").mime_type == "audio/mpeg"
+    assert Image(PNG, format="jpeg", mime_type="image/png").mime_type == "image/png"  # the explicit type wins
+
+
+def test_audience_and_priority_are_sent_as_the_parts_annotations():
+    block = part_json(Image(PNG, mime_type="image/png", audience=["user"], priority=1))
+    assert block["annotations"] == {"audience": ["user"], "priority": 1}
+    assert "annotations" not in part_json(Text("plain"))
+    for bad, fix in ((Text("x", audience="user"), "Give a list"), (Text("x", audience=["model"]), "'user' and 'assistant'"), (Text("x", priority=2), "from 0")):
+        with pytest.raises(PartError) as raised:
+            part_json(bad)
+        assert fix in raised.value.hint
+
+
+@given(st.none() | st.lists(st.sampled_from(["user", "assistant"]), max_size=2), st.none() | st.floats(0, 1))
+def test_annotations_read_back_from_the_json_form(audience, priority):
+    part = ResourceLink("app://r", "r", audience=audience, priority=priority)
+    assert part_from_json(part_json(part)) == part

@@ -121,6 +121,12 @@ def maybe_chart(ctx: Ctx, show: bool) -> Image | None:
 
 
 @command(can="reports.view", read_only=True)
+def caption(ctx: Ctx) -> Text:
+    """A text part for the user more than the model."""
+    return Text("Shown to the user.", audience=["user"], priority=0.8)
+
+
+@command(can="reports.view", read_only=True)
 def greeting(ctx: Ctx, name: str) -> str:
     """A string result: its text block is the string itself."""
     return f"Hello, {name}!"
@@ -141,7 +147,7 @@ def oversized(ctx: Ctx, size: int) -> list[Part]:
 def rich_app() -> App:
     return (
         App("reports", identifier="com.example.reports", version="1.0.0")
-        .commands(chart, chart_file, chime, notes, archive, link, mixed, report, quarters, maybe_chart, greeting, mislabelled, oversized)
+        .commands(chart, chart_file, chime, notes, archive, link, mixed, report, quarters, maybe_chart, caption, greeting, mislabelled, oversized)
         .allow_abilities(["reports.*"])
         .mcp(Mcp().allow_abilities(["reports.*"]).rate_limit(None))
     )

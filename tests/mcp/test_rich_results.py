@@ -238,9 +238,21 @@ def test_each_handshake_version_gets_content_its_schema_defines_on_the_wire(rata
     assert results["archive"]["content"][0]["resource"]["blob"] == base64.b64encode(ZIP).decode()
     assert ("structuredContent" in results["report"]) is (version >= "2025-06-18")
     assert results["greeting"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]
+    assert results["caption"]["content"] == [{"type": "text", "text": "Shown to the user.", "annotations": {"audience": ["user"], "priority": 0.8}}]
 
 
-CALLS = {"chart": {}, "chime": {}, "notes": {}, "archive": {}, "link": {}, "mixed": {}, "report": {}, "quarters": {}, "greeting": {"name": "Ada"}}
+CALLS = {
+    "chart": {},
+    "chime": {},
+    "notes": {},
+    "archive": {},
+    "link": {},
+    "mixed": {},
+    "report": {},
+    "quarters": {},
+    "caption": {},
+    "greeting": {"name": "Ada"},
+}
 
 
 @pytest.mark.subprocess
