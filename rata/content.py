@@ -650,10 +650,11 @@ PART_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
 }
 """The JSON Schema of each part's JSON form (its MCP content block), by kind."""
-_ORDER = ("text", "image", "audio", "resource", "resource_link")
 
 
 def parts_schema(kinds: frozenset[str]) -> dict[str, Any]:
     """The schema of one part of these kinds."""
-    options = [PART_SCHEMAS[kind] for kind in _ORDER if kind in kinds]
+    from rata.typemodel import PART_KINDS
+
+    options = [PART_SCHEMAS[kind] for kind in PART_KINDS if kind in kinds]
     return options[0] if len(options) == 1 else {"anyOf": options}

@@ -215,11 +215,15 @@ class PartsNode(Node):
         self.optional = optional
 
 
+PART_KINDS = ("text", "image", "audio", "resource", "resource_link")
+"""The kinds of content part (`rata.content`: `Text`, `Image`, `Audio`, `EmbeddedResource`, `ResourceLink`), in the order they are listed."""
+
+
 class ContentNode(Node):
     """`rata.Content[T]`: typed data (`data`, the node of T) plus content parts of any kind."""
 
     __slots__ = ("data",)
-    kinds = frozenset({"text", "image", "audio", "resource", "resource_link"})
+    kinds = frozenset(PART_KINDS)
 
     def __init__(self, data: Node) -> None:
         self.data = data
@@ -227,6 +231,7 @@ class ContentNode(Node):
 
 CONTENT_MODULE = "rata.content"
 _PART_KINDS = {"Text": "text", "Image": "image", "Audio": "audio", "EmbeddedResource": "resource", "ResourceLink": "resource_link"}
+"""The part classes of `rata.content` by name (so reading a hint imports no part class), and their kinds."""
 
 
 def content_kinds(node: Node) -> frozenset[str]:

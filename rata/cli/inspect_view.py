@@ -7,6 +7,7 @@ from typing import Any
 from rata.cli.console import safe
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
+from rata.typemodel import PART_KINDS
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -25,13 +26,12 @@ def _kind(command: dict[str, Any]) -> str:
 def _content(command: dict[str, Any]) -> str:
     """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
     kinds = command.get("content", [])
-    if len(kinds) == len(_ALL_PARTS):
+    if len(kinds) == len(PART_KINDS):
         return "any content part"
     return ", ".join(_PART_NAMES.get(kind, kind) for kind in kinds)
 
 
 _PART_NAMES = {"resource": "embedded resource", "resource_link": "resource link"}
-_ALL_PARTS = ("text", "image", "audio", "resource", "resource_link")
 
 
 def _count(n: int, noun: str) -> str:

@@ -21,12 +21,10 @@ from rata.app import CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
 from rata.command_spec import CommandSpec
-from rata.typemodel import Scalar, content_kinds, data_node
+from rata.typemodel import PART_KINDS, Scalar, content_kinds, data_node
 
 RESOURCE_SCHEME = "app://"
 CONFIRM_NOTE = "The user is asked to confirm each call."
-CONTENT_KINDS = ("text", "image", "audio", "resource", "resource_link")
-"""The kinds of content part (`rata.content`), in the order a command's ``content`` lists them."""
 
 
 class Catalog(Record):
@@ -86,7 +84,7 @@ def build_catalog(app: App) -> Catalog:
         }
         kinds = content_kinds(spec.returns)
         if kinds:  # the content parts it may return; its outputSchema is the JSON form a frontend gets (rata.content)
-            entry["content"] = [kind for kind in CONTENT_KINDS if kind in kinds]
+            entry["content"] = [kind for kind in PART_KINDS if kind in kinds]
         commands.append(entry)
         if access is None:
             continue
