@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING withou
 if TYPE_CHECKING:
     from rata.app import App, Mcp
     from rata.command_spec import command
+    from rata.content import Audio, Content, EmbeddedResource, Image, Part, ResourceLink, Text
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
@@ -24,6 +25,13 @@ _WHERE = {
     "App": "rata.app",
     "Mcp": "rata.app",
     "command": "rata.command_spec",
+    "Audio": "rata.content",
+    "Content": "rata.content",
+    "EmbeddedResource": "rata.content",
+    "Image": "rata.content",
+    "Part": "rata.content",
+    "ResourceLink": "rata.content",
+    "Text": "rata.content",
     "Ctx": "rata.context",
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
@@ -35,13 +43,20 @@ _WHERE = {
 
 __all__ = [
     "App",
+    "Audio",
     "CommandRequest",
+    "Content",
     "Ctx",
+    "EmbeddedResource",
     "Field",
+    "Image",
     "JsonValue",
     "Mcp",
     "Origin",
+    "Part",
     "RataError",
+    "ResourceLink",
+    "Text",
     "ValidationErrors",
     "command",
     "__version__",

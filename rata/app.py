@@ -24,6 +24,7 @@ from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError,
 from rata.events import Events
 from rata.folder import AppFolder, default_location
 from rata.live import LiveRegistry
+from rata.logs import LazyLogger
 from rata.logs import sync as sync_logging
 from rata.ratelimit import DEFAULT as DEFAULT_RATE_LIMIT
 from rata.ratelimit import RateLimit
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
     from rata.db import Tracker
 
+log = LazyLogger("rata.app")
 ALLOW = "allow"
 CONFIRM = "confirm"
 
@@ -312,6 +314,9 @@ class App:
         try:
             return to_json(spec.returns, value)
         except Mismatch as mismatch:
+            if mismatch.hint is not None:  # content parts that cannot be sent (rata.content)
+                log.warning("The command %s returned %s. %s", spec.name, mismatch, mismatch.hint)
+                raise ResultError(f"The command {spec.name!r} returned {mismatch}.", hint=mismatch.hint) from None
             raise ResultError(
                 f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
                 hint="Fix the command or its return annotation.",

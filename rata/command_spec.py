@@ -202,7 +202,7 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
             f"{where}: the function has no return type.",
             hint="Annotate it (`-> None` if it returns nothing) so agents know what comes back.",
         )
-    returns = analyzer.analyze(hints["return"], f"{where}, return type")
+    returns = analyzer.analyze_result(hints["return"], f"{where}, return type")
     return CommandSpec(
         name=name,
         fn=fn,

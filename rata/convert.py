@@ -20,6 +20,7 @@ from rata.special_types import SpecialType
 from rata.typemodel import (
     AnnotatedNode,
     AnyNode,
+    ContentNode,
     DictNode,
     EnumNode,
     Field,
@@ -27,6 +28,7 @@ from rata.typemodel import (
     LiteralNode,
     Node,
     ObjectNode,
+    PartsNode,
     Scalar,
     Special,
     TupleNode,
@@ -277,7 +279,14 @@ def _finite(value: int | float) -> bool:
 
 
 class Mismatch(Exception):
-    """A result did not match its declared type; the message says where and how."""
+    """A result did not match its declared type; the message says where and how.
+
+    With a `hint`, the result's content parts cannot be sent (`rata.content.PartError`): the message
+    then reads after "the command returned", and the hint says how to fix it."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def to_json(node: Node, value: Any, path: str = "result") -> Any:
@@ -400,6 +409,15 @@ def _plan(node: ObjectNode) -> tuple[tuple[str, type | None, Node], ...]:
     return tuple((field.name, _EXACT.get(field.node.kind) if type(field.node) is Scalar else None, field.node) for field in node.fields)
 
 
+def _content_out(node: PartsNode | ContentNode, value: Any, path: str) -> Any:
+    from rata.content import PartError, content_json
+
+    try:
+        return content_json(node, value, path, to_json)
+    except PartError as error:
+        raise Mismatch(str(error), error.hint) from None
+
+
 _OUT = {
     AnnotatedNode: _annotated_out,
     Scalar: _scalar_out,
@@ -412,6 +430,8 @@ _OUT = {
     ObjectNode: _object_out,
     UnionNode: _union_out,
     AnyNode: lambda node, value, path: _plain_json(value, path),  # noqa: ARG005
+    PartsNode: _content_out,
+    ContentNode: _content_out,
 }
 """`to_json`'s work for each node kind, in the order an instance is matched (for subclasses)."""
 

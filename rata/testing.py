@@ -33,6 +33,10 @@ from rata.app import App
 from rata.mcp import wire
 from rata.mcp.wire import McpError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
+if TYPE_CHECKING:
+    from rata.content import Audio, EmbeddedResource, Image, ResourceLink
+
 __all__ = ["AgentClient", "ConfirmationRequested", "Listen", "McpError", "ToolResult"]
 
 DEFAULT_TIMEOUT = 10.0
@@ -44,7 +48,8 @@ class ConfirmationRequested(AssertionError):
 
 @dataclass
 class ToolResult:
-    """A `tools/call` result: `data` is the structured content (or the text parsed as JSON)."""
+    """A `tools/call` result: `data` is the structured content (or the text parsed as JSON); `images`, `audio`,
+    `resources` and `links` are the content parts (`rata.content`), decoded."""
 
     raw: dict[str, Any]
 
@@ -55,6 +60,36 @@ class ToolResult:
     @property
     def text(self) -> str:
         return "\n".join(block.get("text", "") for block in self.raw.get("content", []) if block.get("type") == "text")
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        """The content blocks, as the server sent them."""
+        return list(self.raw.get("content", []))
+
+    @property
+    def images(self) -> list[Image]:
+        """The image blocks, decoded: ``result.images[0].data`` is the bytes, ``.mime_type`` their type."""
+        return self._parts("image")  # type: ignore[return-value]
+
+    @property
+    def audio(self) -> list[Audio]:
+        """The audio blocks, decoded."""
+        return self._parts("audio")  # type: ignore[return-value]
+
+    @property
+    def resources(self) -> list[EmbeddedResource]:
+        """The embedded resources (``.text``, or ``.blob`` decoded), with their URIs and MIME types."""
+        return self._parts("resource")  # type: ignore[return-value]
+
+    @property
+    def links(self) -> list[ResourceLink]:
+        """The resource links."""
+        return self._parts("resource_link")  # type: ignore[return-value]
+
+    def _parts(self, kind: str) -> list[Any]:
+        from rata.content import part_from_json
+
+        return [part_from_json(block) for block in self.content if isinstance(block, dict) and block.get("type") == kind]
 
     @property
     def data(self) -> Any:

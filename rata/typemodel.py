@@ -203,6 +203,49 @@ class AnyNode(Node):
     __slots__ = ()
 
 
+class PartsNode(Node):
+    """Content parts a command returns instead of typed data (`rata.content`): the `kinds` of part it may hold
+    (``"image"``, ``"text"``...), `many` for a list of them, `optional` when None may come back instead."""
+
+    __slots__ = ("kinds", "many", "optional")
+
+    def __init__(self, kinds: frozenset[str], many: bool, optional: bool = False) -> None:
+        self.kinds = kinds
+        self.many = many
+        self.optional = optional
+
+
+PART_KINDS = ("text", "image", "audio", "resource", "resource_link")
+"""The kinds of content part (`rata.content`: `Text`, `Image`, `Audio`, `EmbeddedResource`, `ResourceLink`), in the order they are listed."""
+
+
+class ContentNode(Node):
+    """`rata.Content[T]`: typed data (`data`, the node of T) plus content parts of any kind."""
+
+    __slots__ = ("data",)
+    kinds = frozenset(PART_KINDS)
+
+    def __init__(self, data: Node) -> None:
+        self.data = data
+
+
+CONTENT_MODULE = "rata.content"
+_PART_KINDS = {"Text": "text", "Image": "image", "Audio": "audio", "EmbeddedResource": "resource", "ResourceLink": "resource_link"}
+"""The part classes of `rata.content` by name (so reading a hint imports no part class), and their kinds."""
+
+
+def content_kinds(node: Node) -> frozenset[str]:
+    """The kinds of content part a command with this return type may return (none for typed data only)."""
+    return node.kinds if isinstance(node, (PartsNode, ContentNode)) else frozenset()
+
+
+def data_node(node: Node) -> Node | None:
+    """The typed data of a return type: itself, the T of `Content[T]`, or None for parts only."""
+    if isinstance(node, PartsNode):
+        return None
+    return node.data if isinstance(node, ContentNode) else node
+
+
 class AnnotatedNode(Node):
     """A node with a description and constraints laid over it."""
 
@@ -246,6 +289,24 @@ class Analyzer:
         """The node for `hint`; `where` names its place for error messages."""
         return self._node(hint, where)
 
+    def analyze_result(self, hint: Any, where: str) -> Node:
+        """The node for a command's return type, which may also be content parts (`rata.content`)."""
+        base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+        origin = typing.get_origin(base)
+        if _is_content_class(origin) and origin.__name__ == "Content":
+            args = typing.get_args(base)
+            return ContentNode(self._node(args[0], f"{where} (the data of rata.Content)"))
+        if _is_content_class(base) and base.__name__ == "Content":
+            raise CodegenError(f"{where}: rata.Content needs the type of its data.", hint="Write Content[T] (e.g. Content[Customer]), or list[Part] for parts alone.")
+        kinds, optional = _part_kinds(base)
+        if kinds:
+            return PartsNode(kinds, many=False, optional=optional)
+        if origin in _SEQUENCES or (origin is tuple and len(typing.get_args(base)) == 2 and typing.get_args(base)[1] is Ellipsis):
+            kinds, optional = _part_kinds(typing.get_args(base)[0]) if typing.get_args(base) else (frozenset(), False)
+            if kinds and not optional:
+                return PartsNode(kinds, many=True)
+        return self._node(hint, where)
+
     # --- dispatch over the kinds of hint ---
 
     def _node(self, hint: Any, where: str) -> Node:
@@ -261,6 +322,8 @@ class Analyzer:
             row = SPECIAL_TYPES.get((hint.__module__, hint.__qualname__))  # by name: reading hints imports none of them
             if row is not None:
                 return Special(row)
+            if hint.__module__ == CONTENT_MODULE:
+                _refuse_content(hint, where)
         if hint is Any or hint is object:
             raise CodegenError(
                 f"{where}: the type {_type_name(hint)} says nothing an agent can use.",
@@ -289,6 +352,8 @@ class Analyzer:
             return self._class(hint, where)
         if isinstance(hint, typing.TypeVar):
             raise CodegenError(f"{where}: the type variable {hint} is not a concrete type.", hint="Use the concrete type.")
+        if _is_content_class(origin):
+            _refuse_content(origin, where)
         raise CodegenError(
             f"{where}: the type {_type_name(hint)} cannot be expressed as JSON Schema.",
             hint="Use str, int, float, bool, a dataclass, TypedDict, Enum, Literal, list, dict[str, T] or a union of them.",
@@ -422,6 +487,33 @@ class Analyzer:
             del self._objects[cls]
             raise
         return node
+
+
+def _is_content_class(hint: Any) -> bool:
+    return isinstance(hint, type) and hint.__module__ == CONTENT_MODULE
+
+
+def _part_kinds(hint: Any) -> tuple[frozenset[str], bool]:
+    """The part kinds `hint` names (a part class, or a union of them and perhaps None), and whether None is one."""
+    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    kinds = set()
+    optional = False
+    for option in options:
+        if option is _NONE_TYPE or option is None:
+            optional = True
+        elif _is_content_class(option) and option.__name__ in _PART_KINDS:
+            kinds.add(_PART_KINDS[option.__name__])
+        else:
+            return frozenset(), False
+    return frozenset(kinds), optional
+
+
+def _refuse_content(cls: type, where: str) -> None:
+    raise CodegenError(
+        f"{where}: rata.{cls.__name__} is content a command returns, and can only be its return type.",
+        hint="Return it alone, in a list (list[Part]), or beside typed data (Content[T]); it cannot be a parameter, "
+        "a field, or mixed with data in a union.",
+    )
 
 
 def resolve_hints(obj: Any, where: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 from rata.cli.console import safe
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
+from rata.typemodel import PART_KINDS
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -17,11 +18,20 @@ if TYPE_CHECKING:
 
 
 def _kind(command: dict[str, Any]) -> str:
-    if command["live"]:
-        return "live query"
-    if command["readOnly"]:
-        return "read-only"
-    return "writes"
+    kind = "live query" if command["live"] else "read-only" if command["readOnly"] else "writes"
+    content = _content(command)
+    return f"{kind}; returns {content}" if content else kind
+
+
+def _content(command: dict[str, Any]) -> str:
+    """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
+    kinds = command.get("content", [])
+    if len(kinds) == len(PART_KINDS):
+        return "any content part"
+    return ", ".join(_PART_NAMES.get(kind, kind) for kind in kinds)
+
+
+_PART_NAMES = {"resource": "embedded resource", "resource_link": "resource link"}
 
 
 def _count(n: int, noun: str) -> str:
@@ -106,6 +116,8 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
         ("kind", _kind(command)),
         ("annotations", ", ".join(f"{k}={str(v).lower()}" for k, v in tool.get("annotations", {}).items())),
     ]
+    if command.get("content"):
+        details.insert(3, ("returns", _content(command)))
     for label, value in details:
         line = safe(f"  {label}: ", "muted")
         line.append_text(safe(value))

@@ -21,6 +21,7 @@ from rata.app import CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
 from rata.command_spec import CommandSpec
+from rata.typemodel import PART_KINDS, Scalar, content_kinds, data_node
 
 RESOURCE_SCHEME = "app://"
 CONFIRM_NOTE = "The user is asked to confirm each call."
@@ -71,22 +72,25 @@ def build_catalog(app: App) -> Catalog:
         input_schema, output_schema = command_schemas(spec)
         access = app.agent_access(spec)
         description = clean_text(spec.description)
-        commands.append(
-            {
-                "name": spec.name,
-                "description": description,
-                "ability": spec.can,
-                "live": spec.live,
-                "readOnly": spec.read_only,
-                "agent": access,
-                "inputSchema": input_schema,
-                "outputSchema": output_schema,
-            }
-        )
+        entry = {
+            "name": spec.name,
+            "description": description,
+            "ability": spec.can,
+            "live": spec.live,
+            "readOnly": spec.read_only,
+            "agent": access,
+            "inputSchema": input_schema,
+            "outputSchema": output_schema,
+        }
+        kinds = content_kinds(spec.returns)
+        if kinds:  # the content parts it may return; its outputSchema is the JSON form a frontend gets (rata.content)
+            entry["content"] = [kind for kind in PART_KINDS if kind in kinds]
+        commands.append(entry)
         if access is None:
             continue
         # a tool whose result is shown as content of its own (`@command(present=...)`) has no structured result to describe
-        tools.append(_tool(spec, description, input_schema, output_schema if spec.present is None else None, access))
+        tool_output = None if spec.present is not None else output_schema if not kinds else tool_output_schema(spec)
+        tools.append(_tool(spec, description, input_schema, tool_output, access))
         if spec.live and not spec.has_required_params and access != CONFIRM:
             resources.append(
                 {
@@ -116,6 +120,16 @@ def command_schemas(spec: CommandSpec) -> tuple[dict[str, Any], dict[str, Any] |
     output_schema = clean_schema(value_schema(spec.returns))
     check_bounds(output_schema, f"command {spec.name!r}, output schema")
     return input_schema, output_schema
+
+
+def tool_output_schema(spec: CommandSpec) -> dict[str, Any] | None:
+    """A tool's outputSchema: its typed data's (the T of `rata.Content[T]`), none for content parts alone."""
+    data = data_node(spec.returns)
+    if data is None or (isinstance(data, Scalar) and data.kind == "null"):
+        return None
+    schema = clean_schema(value_schema(data))
+    check_bounds(schema, f"command {spec.name!r}, output schema")
+    return schema
 
 
 def _tool(spec: CommandSpec, description: str, input_schema: dict[str, Any], output_schema: dict[str, Any] | None, access: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from rata.convert import Mismatch, to_json
 from rata.typemodel import (
     AnnotatedNode,
     AnyNode,
+    ContentNode,
     DictNode,
     EnumNode,
     Field,
@@ -20,6 +21,7 @@ from rata.typemodel import (
     LiteralNode,
     Node,
     ObjectNode,
+    PartsNode,
     Scalar,
     Special,
     TupleNode,
@@ -89,7 +91,21 @@ class _Writer:
             return {"anyOf": _flatten_any_of([self.write(option) for option in node.options])}
         if isinstance(node, AnyNode):
             return {}
+        if isinstance(node, (PartsNode, ContentNode)):
+            return self._content(node)
         raise TypeError(f"unknown node {node!r}")  # pragma: no cover
+
+    def _content(self, node: PartsNode | ContentNode) -> dict[str, Any]:
+        """The JSON form a frontend gets for content parts (`rata.content`): a part, a list of them, or data and parts."""
+        from rata.content import parts_schema
+
+        part = parts_schema(node.kinds)
+        if isinstance(node, ContentNode):
+            content = {"type": "array", "items": part}
+            return {"type": "object", "properties": {"data": self.write(node.data), "content": content}, "required": ["data", "content"], "additionalProperties": False}
+        if node.many:
+            return {"type": "array", "items": part}
+        return {"anyOf": [*part.get("anyOf", [part]), {"type": "null"}]} if node.optional else part
 
     def _object(self, node: ObjectNode) -> dict[str, Any]:
         schema = self._object_body([(f.name, f.node, f.required, f.default, f.description) for f in node.fields])
@@ -249,4 +265,6 @@ def _children(node: Node) -> list[Node]:
         return [node.value]
     if isinstance(node, UnionNode):
         return list(node.options)
+    if isinstance(node, ContentNode):
+        return [node.data]
     return []

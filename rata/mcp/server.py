@@ -8,7 +8,8 @@ Both eras on one process, as the specification allows:
 - a request whose ``params._meta`` carries ``io.modelcontextprotocol/...`` keys is served
   statelessly under 2026-07-28 rules (envelope -> version -> method -> handler);
 - ``initialize`` starts a session scoped to this process, in the handshake version the client
-  asked for when it is served (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), else 2025-11-25.
+  asked for when it is served (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), else 2025-11-25;
+  an ``initialize`` that carries the envelope is 2026-07-28 traffic, where it was removed (-32601).
 
 Once a non-discover modern request has been served the connection is modern: a later
 ``initialize`` gets -32022. Once ``initialize`` has been answered, enveloped requests get
@@ -266,10 +267,10 @@ class Server:
     def _request(self, incoming: wire.Incoming) -> None:
         params = incoming.params if isinstance(incoming.params, dict) else {}
         meta = params.get("_meta")
-        if incoming.method == "initialize":
+        enveloped = isinstance(meta, dict) and (wire.META_VERSION in meta or any(isinstance(k, str) and k.startswith("io.modelcontextprotocol/") for k in meta))
+        if incoming.method == "initialize" and not enveloped:  # an enveloped one is 2026-07-28 traffic, where it was removed
             self._initialize(incoming, params)
             return
-        enveloped = isinstance(meta, dict) and (wire.META_VERSION in meta or any(isinstance(k, str) and k.startswith("io.modelcontextprotocol/") for k in meta))
         if enveloped or self.era == "modern":
             self._modern(incoming, params, meta if isinstance(meta, dict) else None)
         else:
@@ -313,7 +314,7 @@ class Server:
     def _initialize(self, incoming: wire.Incoming, params: dict[str, Any]) -> None:
         requested = params.get("protocolVersion")
         if self.era == "modern":
-            error = McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version: this connection is using 2026-07-28", {"supported": list(wire.MODERN_VERSIONS), "requested": _shown(requested)})
+            error = McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version: this connection is using 2026-07-28", _unsupported(requested))
             self.send(wire.error_response(incoming.id, error))
             return
         capabilities = params.get("capabilities")
@@ -551,6 +552,15 @@ def _not_found(method: Any, era: str) -> McpError:
     return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(method)}")
 
 
+def _unsupported(requested: Any) -> dict[str, Any]:
+    """The data of a -32022: the versions served, and the one asked for as the client wrote it (a string cut at
+    `SHOWN_CHARS`); no ``requested`` when the client sent no version string (the schema has it a string)."""
+    data: dict[str, Any] = {"supported": list(wire.MODERN_VERSIONS)}
+    if isinstance(requested, str):
+        data["requested"] = _shown(requested)
+    return data
+
+
 def _check_envelope(meta: dict[str, Any] | None) -> tuple[Version, dict[str, Any], dict[str, Any] | None]:
     """Validate the 2026-07-28 per-request envelope; return (protocol version, client capabilities, client info)."""
     if meta is None:
@@ -560,7 +570,7 @@ def _check_envelope(meta: dict[str, Any] | None) -> tuple[Version, dict[str, Any
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing the required envelope key(s): {', '.join(missing)}")
     version = meta[wire.META_VERSION]
     if version not in wire.MODERN_VERSIONS:
-        raise McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version", {"supported": list(wire.MODERN_VERSIONS), "requested": _shown(version)})
+        raise McpError(wire.UNSUPPORTED_VERSION, "Unsupported protocol version", _unsupported(version))
     capabilities = meta[wire.META_CAPABILITIES]
     if not isinstance(capabilities, dict):
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: {wire.META_CAPABILITIES} must be an object")

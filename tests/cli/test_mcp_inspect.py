@@ -149,8 +149,8 @@ app = App("warehouse", identifier="com.example.warehouse").commands(
 
 def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
     (tmp_path / "linty.py").write_text(textwrap.dedent(LINTY))
-    from rata.codegen.lint import lint
     from rata.codegen.catalog import build_catalog
+    from rata.codegen.lint import lint
     from rata.loader import load_app
 
     findings = lint(build_catalog(load_app(str(tmp_path / "linty.py")).app))
@@ -206,3 +206,19 @@ def test_two_runs_give_the_same_bytes(tmp_path):
 
     first, second = run(), run()
     assert first == second and first.startswith(b'{\n  "tools": [')
+
+
+def test_the_tools_that_return_content_parts_say_which_from_their_return_annotation(rata, tmp_path):
+    from pathlib import Path
+
+    app_file = tmp_path / "reports_app.py"
+    app_file.write_text((Path(__file__).parents[1] / "mcp" / "reports.py").read_text())
+    table = rata("mcp", "inspect", "--app", str(app_file))
+    assert table.exit_code == 0, table.stderr
+    assert "read-only; returns image" in table.stdout and "read-only; returns audio" in table.stdout
+    one = rata("mcp", "inspect", "--app", str(app_file), "--tool", "chime")
+    assert "  returns: audio\n" in one.stdout and "chime output" not in one.stdout  # parts alone: no outputSchema
+    several = rata("mcp", "inspect", "--app", str(app_file), "--tool", "report")
+    assert "  returns: any content part\n" in several.stdout and "report output" in several.stdout
+    plain = rata("mcp", "inspect", "--app", str(app_file), "--tool", "greeting")
+    assert "returns:" not in plain.stdout

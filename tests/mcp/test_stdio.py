@@ -153,7 +153,7 @@ def test_eof_while_a_slow_call_runs_still_answers_it_before_exiting(tmp_path):
 
 def server_result(value: str) -> dict:
     return {
-        "content": [{"type": "text", "text": json.dumps(value)}],
+        "content": [{"type": "text", "text": value}],  # a string result is its own text, not JSON-quoted
         "structuredContent": value,
         "resultType": "complete",
         "_meta": {wire.META_SERVER: {"name": "waiter", "version": "0.0.0"}},

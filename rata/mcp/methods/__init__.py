@@ -157,11 +157,19 @@ class Version(Record):
             if not isinstance(item, dict):
                 shaped.append(item)
             elif item.get("type") not in self.content_types:
-                text = f"({item.get('type')} content left out: protocol version {self.name} has no {item.get('type')} content)"
-                shaped.append({"type": "text", "text": text})
+                shaped.append({"type": "text", "text": left_out(item, self.name)})
             else:
                 shaped.append({k: v for k, v in item.items() if k not in self.item_drops})
         return shaped
+
+
+def left_out(item: dict[str, Any], version: str) -> str:
+    """The text a content item of a type `version` lacks becomes: what it was, and a link's address, which is still of use."""
+    kind = item.get("type")
+    if kind == "resource_link":
+        name, uri = item.get("name"), item.get("uri")
+        return f"(a resource link, shown as text: protocol version {version} has no resource links) {name}: {uri}"
+    return f"({kind} content left out: protocol version {version} has no {kind} content)"
 
 
 FEATURE_KEYS: dict[str, dict[str, frozenset[str]]] = {

@@ -21,6 +21,7 @@ from rata.logs import LazyLogger, log_info
 from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
 from rata.mcp.wire import McpError
+from rata.typemodel import ContentNode, PartsNode
 from rata.validation import ValidationErrors
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
     from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
     from rata.ratelimit import Limiter
+    from rata.typemodel import Node
 
 log = LazyLogger("rata.mcp")
+_CONTENT_NODES = frozenset({PartsNode, ContentNode})
 # hot path: bench/run.py --only server (throughput): the result's text, from CPython's private encoder parts
 _TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), without a new encoder per call
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
@@ -114,7 +117,7 @@ def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any
     present = ctx.presenters.get(spec.name)
     if present is not None:  # a tool whose result is shown as content of its own (text, an image)
         return present(value), "ok"
-    return ok_result(value, ctx.tools[spec.name], call.era), "ok"
+    return ok_result(value, ctx.tools[spec.name], call.era, spec.returns), "ok"
 
 
 def _confirm(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
@@ -203,13 +206,30 @@ def _show(value: Any, limit: int) -> str:
     return visible(text, limit)
 
 
-def ok_result(value: Any, tool: dict[str, Any], era: str) -> dict[str, Any]:
-    """structuredContent (wrapped under "result" for 2025-11-25 when not an object) plus the same JSON as text."""
-    result: dict[str, Any] = {"content": [{"type": "text", "text": _TEXT(value)}]}
+def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None = None) -> dict[str, Any]:
+    """structuredContent (wrapped under "result" for 2025-11-25 when not an object) plus the same JSON as text
+    (a string as itself); for a command that returns content parts (`returns`, `rata.content`), the parts after it.
+
+    The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
+    the call's protocol version (`rata.mcp.methods.Version.content`)."""
+    if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
+        return _content_result(value, tool, era, returns)
+    result: dict[str, Any] = {"content": [{"type": "text", "text": value if value.__class__ is str else _TEXT(value)}]}
     output_schema = tool.get("outputSchema")
     if output_schema is None:
         return result
     result["structuredContent"] = {RESULT_KEY: value} if era == "legacy" and needs_wrapping(output_schema) else value
+    return result
+
+
+def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:
+    from rata.content import parts_of
+
+    parts = parts_of(returns, value)  # type: ignore[arg-type]
+    if "outputSchema" not in tool:
+        return {"content": parts}
+    result = ok_result(value["data"], tool, era)
+    result["content"].extend(parts)
     return result
 
 
