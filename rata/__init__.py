@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
+    from rata.talk import Answer, Question
     from rata.typemodel import Field, JsonValue
     from rata.validation import ValidationErrors
 
@@ -28,12 +29,15 @@ _WHERE = {
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
     "RataError": "rata.errors",
+    "Answer": "rata.talk",
+    "Question": "rata.talk",
     "Field": "rata.typemodel",
     "JsonValue": "rata.typemodel",
     "ValidationErrors": "rata.validation",
 }
 
 __all__ = [
+    "Answer",
     "App",
     "CommandRequest",
     "Ctx",
@@ -41,6 +45,7 @@ __all__ = [
     "JsonValue",
     "Mcp",
     "Origin",
+    "Question",
     "RataError",
     "ValidationErrors",
     "command",

@@ -5,7 +5,7 @@ Declare a parameter typed `Ctx` and dispatch passes it in; it is never part of t
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rata.logs import get_logger
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from rata.events import Events
     from rata.folder import AppFolder
     from rata.live import LiveRegistry
+    from rata.talk import Answer, Channel, Message, Question, Root, Sample
+
+    T = TypeVar("T")
 
 
 class AppLike(Protocol):
@@ -66,3 +69,75 @@ class Ctx:
     def log(self) -> logging.Logger:
         """The app's logger (JSON lines in the app folder's logs/)."""
         return get_logger(self.app.name)
+
+    # --- talking to the caller during the call (rata.talk; the MCP side is rata.mcp.talking) ---
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress to the MCP client, if it asked for reports (a progress token); else nothing.
+
+        `done` must grow from one report to the next (a report that does not is dropped);
+        reports closer than `rata.mcp.talking.PROGRESS_INTERVAL` apart are merged into the
+        latest, which is always sent before the result. Nothing for the frontend or the app itself."""
+        from rata.talk import check_progress
+
+        check_progress(done, total, message)
+        channel = self.request.channel
+        if channel is not None:
+            channel.progress(done, total, message)
+
+    def ask(self, form: type[T], message: str) -> Answer[T]:
+        """Ask the user to fill in `form` (a dataclass or TypedDict of the fields an MCP form holds), showing `message`.
+
+        Returns an `Answer`: ``answer.value`` is the filled-in form when ``answer.accepted``;
+        ``declined`` and ``cancelled`` say how the user said no. With a 2026-07-28 client the call
+        stops here and the command runs again from the start with the answer (see docs/mcp.md,
+        "Asking the user"). Raises `rata.talk.TalkError` when the caller cannot be asked."""
+        from rata.talk import Question
+
+        return self.ask_all(Question(form, message))[0]
+
+    def ask_all(self, *questions: Question[Any]) -> list[Answer[Any]]:
+        """Ask several questions in one round (one wait for the user); the answers come in the same order."""
+        from rata.talk import Question
+
+        for question in questions:
+            if not isinstance(question, Question):
+                raise TypeError(f"ask_all takes Question(form, message) values, not {type(question).__name__}")
+        return self._channel("ctx.ask").ask(list(questions))
+
+    def sample(
+        self,
+        prompt: str | Message | list[Message],
+        *,
+        max_tokens: int,
+        system: str | None = None,
+        models: list[str] | None = None,
+        cost: float | None = None,
+        speed: float | None = None,
+        intelligence: float | None = None,
+        temperature: float | None = None,
+        stop: list[str] | None = None,
+    ) -> Sample:
+        """Ask the client's model for a completion of `prompt` (text, or messages with text and images).
+
+        The user approves (and may edit) the request in their client. `models` are name hints
+        (``"claude-sonnet"``), `cost`, `speed` and `intelligence` priorities from 0 to 1.
+        Returns a `rata.talk.Sample`. Raises `rata.talk.TalkError` when the client cannot sample."""
+        from rata.talk import Message
+
+        messages = [Message(prompt)] if isinstance(prompt, str) else [prompt] if isinstance(prompt, Message) else list(prompt)
+        options = {"max_tokens": max_tokens, "system": system, "models": models, "cost": cost, "speed": speed,
+                   "intelligence": intelligence, "temperature": temperature, "stop": stop}  # fmt: skip
+        return self._channel("ctx.sample").sample(messages, options)
+
+    def roots(self) -> list[Root]:
+        """The roots (folders) the MCP client shares. Raises `rata.talk.TalkError` when it shares none."""
+        return self._channel("ctx.roots").roots()
+
+    def _channel(self, what: str) -> Channel:
+        channel = self.request.channel
+        if channel is None:
+            from rata.talk import no_channel
+
+            raise no_channel(what, self.request.origin)
+        return channel

@@ -141,6 +141,8 @@ class Server:
         self.legacy_client: dict[str, Any] | None = None
         self.legacy_version: Version = VERSIONS[wire.LEGACY]
         """The version the ``initialize`` handshake settled on (``ping`` before it is answered in this one)."""
+        self.log_level: str | None = None
+        """The level ``logging/setLevel`` asked for (2025 era): a command's logs from it up reach the client (`rata.mcp.talking`)."""
         self._active: dict[tuple[str, Any], Call] = {}
         self._pending: dict[str, tuple[threading.Event, list[Any]]] = {}
         self._lock = threading.Lock()

@@ -1,0 +1,491 @@
+"""The channel of one ``tools/call``: what its command says to the client during the call, in both eras.
+
+`tools.call_tool` makes one `McpChannel` per call and puts it on the `CommandRequest`; `Ctx`
+uses it (`rata.talk`).
+
+- **Progress** (`McpChannel.progress`): ``notifications/progress`` with the request's
+  ``_meta.progressToken``, only when the client gave one; ``progress`` only grows; at most one
+  report per `PROGRESS_INTERVAL` (the latest one held back is sent before the result); nothing
+  after the result, nor for a cancelled call.
+- **Logs** (`McpChannel.log`): what the command logs through the app's logger while the call
+  runs also goes to the client as ``notifications/message``, at or above the level the client
+  asked for: ``logging/setLevel`` (2025 era, for the session) or the request's
+  ``io.modelcontextprotocol/logLevel`` (2026-07-28). No level asked, nothing sent. A message
+  is the log file's line, bounded the same way (`rata.logs.format_line`), without its time and
+  with an exception's type and message rather than its traceback; at most `MAX_LOG_MESSAGES`
+  per call.
+- **Input** (`McpChannel.input`, under `ask`, `sample` and `roots`): in the 2025 era a request
+  to the client mid-call (``elicitation/create``, ``sampling/createMessage``, ``roots/list``),
+  waited for. In 2026-07-28 the server never sends requests: the command stops (`Interrupt`,
+  its transaction rolled back), the call answers ``input_required`` with the questions and a
+  signed ``requestState`` (`rata.mcp.confirm.Confirmer`: bound to the tool and its arguments,
+  expiring, good for one retry) that carries the answers so far; the retry runs the command
+  again from the start and each question already answered returns its recorded answer, in
+  order. An answer that is missing or malformed is asked again.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any, Protocol
+
+from rata.logs import LazyLogger
+from rata.mcp import wire
+from rata.mcp.wire import McpError
+from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, Sample, TalkError
+
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
+if TYPE_CHECKING:
+    import logging
+
+    from rata.mcp.confirm import Confirmer
+    from rata.mcp.server import Call
+
+log = LazyLogger("rata.mcp")
+
+PROGRESS_INTERVAL = 0.05
+"""Seconds between two progress reports of one call; a report sooner than that waits, replaced by a later one."""
+MESSAGE_CHARS = 1_000
+"""A progress report's message, and an elicitation's, are cut to this many characters (a form's message: `MAX_QUESTION_CHARS`)."""
+MAX_QUESTION_CHARS = 2_000
+MAX_LOG_MESSAGES = 1_000
+"""Log messages sent to the client for one call; past it they go only to the log file."""
+MAX_INPUTS = 50
+"""Questions (elicitations, samplings, roots requests) one call may put to the client, asked-again ones included."""
+MAX_ATTEMPTS = 3
+"""In the 2025 era, how many times one question is put to a client whose answers do not fit, before the call fails."""
+INPUT_TIMEOUT_SECONDS = 600.0
+"""In the 2025 era, how long a call waits for the client to answer one request."""
+MAX_ROOTS = 1_000
+LEVEL_NUMBERS = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50, "alert": 60, "emergency": 70}
+"""The syslog levels of MCP, ordered, on Python's scale (notice between INFO and WARNING; alert and emergency above CRITICAL)."""
+CAPABILITIES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+_current = threading.local()
+"""The channel whose call runs on this thread and wants logs (`McpChannel.open`), for `_ToClient`."""
+_handlers: dict[str, Any] = {}
+_handlers_lock = threading.Lock()
+
+
+class Signer(Protocol):
+    """What a channel needs of its server: the signer of request states (`rata.mcp.methods.tools.ToolHost` is one)."""
+
+    @property
+    def confirmer(self) -> Confirmer: ...
+
+
+class _Asking(Interrupt):
+    """The questions of this round, to answer ``input_required`` with (2026-07-28)."""
+
+    def __init__(self, requests: list[tuple[str, str, dict[str, Any]]], answers: list[Any]) -> None:
+        super().__init__("input required")
+        self.requests = requests
+        self.answers = answers
+
+
+class _Refused(Interrupt):
+    """The client lacks a capability the command needs (2026-07-28): the call's answer is this -32021 error."""
+
+    def __init__(self, error: McpError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class McpChannel:
+    """The channel of one call from an MCP client (`rata.talk.Channel`)."""
+
+    __slots__ = ("_host", "_call", "_tool", "_arguments", "_lock", "_token", "_last", "_held", "_sent_at", "_closed",
+                 "_threshold", "_logged", "_recorded", "_next", "_checked")  # fmt: skip
+
+    def __init__(self, host: Signer, call: Call, tool: str, arguments: dict[str, Any]) -> None:
+        self._host = host
+        self._call = call
+        self._tool = tool
+        self._arguments = arguments
+        self._lock: threading.Lock | None = None
+        self._token: Any = _UNREAD
+        self._last: float | None = None
+        self._held: dict[str, Any] | None = None
+        self._sent_at = -math.inf
+        self._closed = False
+        self._threshold: int | None = None
+        self._logged = 0
+        self._recorded: list[Any] | None = None
+        self._next = 0
+        self._checked = False
+
+    # --- the call's life ---
+
+    def open(self, app_name: str) -> None:
+        """Start hearing the command's logs, if the client asked for a level (called before the command runs)."""
+        call = self._call
+        if call.era == "modern":
+            meta = call.params.get("_meta")
+            level = meta.get(wire.META_LOG_LEVEL) if isinstance(meta, dict) else None
+        else:
+            level = getattr(call.server, "log_level", None)
+        if level not in LEVEL_NUMBERS:
+            return
+        self._threshold = LEVEL_NUMBERS[level]
+        _attach(app_name)
+        _current.channel = self
+
+    def close(self) -> None:
+        """The call is over: the report held back goes out now, and nothing more is sent for this call."""
+        if getattr(_current, "channel", None) is self:
+            _current.channel = None
+        lock = self._lock
+        if lock is None:
+            self._closed = True
+            return
+        with lock:
+            held, self._held = self._held, None
+            if held is not None:
+                self._notify("notifications/progress", held)
+            if self._logged > MAX_LOG_MESSAGES:
+                left_out = self._logged - MAX_LOG_MESSAGES
+                self._notify("notifications/message", {"level": "warning", "logger": "rata", "data": {"message": f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"}})
+            self._closed = True
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        if not self._call.cancelled:  # a cancelled request hears nothing more
+            self._call.server.notify(method, params)
+
+    def _guard(self) -> threading.Lock:
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = threading.Lock()
+        return lock
+
+    # --- progress ---
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        token = self._token
+        if token is _UNREAD:
+            meta = self._call.params.get("_meta")
+            token = meta.get("progressToken") if isinstance(meta, dict) else None
+            if isinstance(token, bool) or not isinstance(token, (str, int)):
+                token = None
+            self._token = token
+        if token is None:
+            return
+        report: dict[str, Any] = {"progressToken": token, "progress": done}
+        if total is not None:
+            report["total"] = total
+        if message is not None and "progressMessage" in self._call.version.features:
+            report["message"] = _message(message, MESSAGE_CHARS)
+        with self._guard():
+            if self._closed or (self._last is not None and done <= self._last):
+                return  # after the result nothing is sent; progress only grows
+            self._last = done
+            now = time.monotonic()
+            if now - self._sent_at >= PROGRESS_INTERVAL:
+                self._held = None
+                self._sent_at = now
+                self._notify("notifications/progress", report)
+            else:
+                self._held = report
+
+    # --- logs ---
+
+    def log(self, record: logging.LogRecord) -> None:
+        threshold = self._threshold
+        if threshold is None or record.levelno < threshold and _level_name(record.levelno) != _level_name(threshold):
+            return
+        with self._guard():
+            if self._closed:
+                return
+            self._logged += 1
+            if self._logged > MAX_LOG_MESSAGES:
+                return
+            self._notify("notifications/message", _log_params(record))
+
+    # --- input ---
+
+    def begin(self) -> None:
+        """Check the retry's ``requestState`` (2026-07-28), once: its answers so far, and the answers to the questions it asked."""
+        if self._checked:
+            return
+        self._checked = True
+        params = self._call.params
+        state = params.get("requestState")
+        if self._call.era != "modern" or state is None:
+            self._recorded = []
+            return
+        payload = self._host.confirmer.check(state, self._tool, self._arguments)
+        answers = payload.get("a", [])
+        keys = payload.get("k", ["confirm"])  # a state issued before questions were carried: one confirmation
+        if not isinstance(answers, list) or not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise McpError(wire.INVALID_PARAMS, "Invalid params: requestState rejected: it is malformed")
+        responses = params.get("inputResponses")
+        fresh = [responses.get(key) for key in keys] if isinstance(responses, dict) else []
+        if keys and len(fresh) == len(keys) and all(isinstance(answer, dict) for answer in fresh):
+            answers = answers + fresh
+        self._recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
+
+    def input(self, requests: list[tuple[str, str, dict[str, Any]]], purpose: str) -> list[dict[str, Any]]:
+        """The client's answers to these requests (key prefix, method, params), asked in one round.
+
+        `purpose` says what the command does, for the errors: "needs the user's confirmation"."""
+        self.begin()
+        recorded = self._recorded
+        assert recorded is not None
+        start = self._next
+        self._next = start + len(requests)
+        if len(recorded) >= self._next:
+            return recorded[start : self._next]
+        if self._next > MAX_INPUTS:
+            raise TalkError(f"{self._tool} asked its client more than {MAX_INPUTS} questions in one call.", hint="Ask fewer questions, or several in one round (ctx.ask_all).")
+        self._require({CAPABILITIES[method] for _, method, _ in requests}, purpose)
+        if self._call.era == "modern":
+            keyed = [(prefix if prefix == "confirm" else f"{prefix}-{start + i}", method, params) for i, (prefix, method, params) in enumerate(requests)]
+            raise _Asking(keyed, recorded[:start])
+        answers = []
+        for _, method, params in requests:
+            if method == "elicitation/create":
+                params = self._call.version.elicitation(params)
+            try:
+                answers.append(self._call.ask_client(method, params, INPUT_TIMEOUT_SECONDS))
+            except McpError as error:
+                raise TalkError(f"The client could not answer {method}: {error.message}", hint="The user may have closed the question; call the tool again.") from None
+        del recorded[start:]
+        recorded.extend(answers)
+        return answers
+
+    def _require(self, capabilities: set[str], purpose: str) -> None:
+        for capability in sorted(capabilities):
+            if self._has(capability):
+                continue
+            if self._call.era == "modern":
+                raise _Refused(McpError(
+                    wire.MISSING_CAPABILITY,
+                    f"{self._tool} {purpose}, which requires the {capability} capability",
+                    {"requiredCapabilities": {capability: {}}},
+                ))  # fmt: skip
+            version = self._call.version
+            why = f"it did not declare the {capability} capability" if capability != "elicitation" or "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+            raise TalkError(f"{self._tool} {purpose}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
+
+    def _has(self, capability: str) -> bool:
+        if capability == "elicitation":
+            return self._call.can_elicit("form")
+        return isinstance(self._call.capabilities.get(capability), dict)
+
+    def stopped(self, stop: Interrupt) -> dict[str, Any]:
+        """The answer of a call its command stopped (2026-07-28): ``input_required``, or raises the -32021 error."""
+        if isinstance(stop, _Refused):
+            raise stop.error
+        assert isinstance(stop, _Asking)
+        keys = [key for key, _, _ in stop.requests]
+        return {
+            "resultType": "input_required",
+            "inputRequests": {key: {"method": method, "params": params} for key, method, params in stop.requests},
+            "requestState": self._host.confirmer.issue(self._tool, self._arguments, stop.answers, keys),
+        }
+
+    # --- what Ctx asks for (rata.talk.Channel) ---
+
+    def ask(self, questions: list[Question[Any]]) -> list[Answer[Any]]:
+        from rata.mcp.forms import form_of
+
+        forms = [form_of(question.form) for question in questions]
+        params = [{"mode": "form", "message": _message(question.message, MAX_QUESTION_CHARS), "requestedSchema": form.schema} for question, form in zip(questions, forms)]
+        answers: list[Answer[Any] | None] = [None] * len(questions)
+        waiting = list(range(len(questions)))
+        for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
+            raws = self.input([("ask", "elicitation/create", params[i]) for i in waiting], "asks the user a question")
+            still = []
+            for i, raw in zip(waiting, raws):
+                answer = read_answer(forms[i], raw)
+                if answer is None:
+                    still.append(i)
+                else:
+                    answers[i] = answer
+            if not still:
+                return answers  # type: ignore[return-value]
+            waiting = still
+        raise TalkError(f"The client's answers to {self._tool}'s question did not fit its form {MAX_ATTEMPTS} times.", hint="Call the tool again.")
+
+    def sample(self, messages: list[Message], options: dict[str, Any]) -> Sample:
+        params = sampling_params(messages, options)
+        for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
+            sample = read_sample(self.input([("sample", "sampling/createMessage", params)], "asks the client's model")[0])
+            if sample is not None:
+                return sample
+        raise TalkError(f"The client's answers to {self._tool}'s sampling request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
+
+    def roots(self) -> list[Root]:
+        for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
+            roots = read_roots(self.input([("roots", "roots/list", {})], "asks the client for its roots")[0])
+            if roots is not None:
+                return roots
+        raise TalkError(f"The client's answers to {self._tool}'s roots request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
+
+
+_UNREAD: Any = object()
+
+
+# --- what the client sends back: parsed strictly, None when it does not fit (then asked again) ---
+
+
+def read_answer(form: Any, raw: object) -> Answer[Any] | None:
+    """An `Answer` from an elicitation result, or None when it is malformed or its content does not fit `form`."""
+    from rata.convert import Invalid
+
+    if not isinstance(raw, dict) or raw.get("action") not in ACTIONS:
+        return None
+    action = raw["action"]
+    if action != "accept":
+        return Answer(action)
+    try:
+        return Answer("accept", form.read(raw.get("content")))
+    except Invalid:
+        return None
+
+
+def read_sample(raw: object) -> Sample | None:
+    """A `Sample` from a ``sampling/createMessage`` result, or None when it is malformed."""
+    if not isinstance(raw, dict):
+        return None
+    model, role, content, stop = raw.get("model"), raw.get("role", "assistant"), raw.get("content"), raw.get("stopReason")
+    if not isinstance(model, str) or role not in ("user", "assistant") or (stop is not None and not isinstance(stop, str)):
+        return None
+    blocks = content if isinstance(content, list) else [content]
+    if not blocks or not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
+        return None
+    texts = [block.get("text") for block in blocks if block.get("type") == "text"]
+    if not all(isinstance(text, str) for text in texts):
+        return None
+    return Sample("".join(texts) if texts else None, model, stop, role, content)
+
+
+def read_roots(raw: object) -> list[Root] | None:
+    """The `Root` list of a ``roots/list`` result, or None when it is malformed."""
+    roots = raw.get("roots") if isinstance(raw, dict) else None
+    if not isinstance(roots, list) or len(roots) > MAX_ROOTS:
+        return None
+    out = []
+    for root in roots:
+        if not isinstance(root, dict) or not isinstance(root.get("uri"), str) or not isinstance(root.get("name", ""), str):
+            return None
+        out.append(Root(root["uri"], root.get("name")))
+    return out
+
+
+def sampling_params(messages: list[Message], options: dict[str, Any]) -> dict[str, Any]:
+    """The params of a ``sampling/createMessage`` request; `TalkError` for a value the request cannot carry."""
+    if not messages:
+        raise TalkError("ctx.sample needs at least one message.", hint="Pass the prompt as text, or a list of rata.talk.Message.")
+    import base64
+
+    shaped = []
+    for message in messages:
+        if not isinstance(message, Message):
+            raise TalkError(f"ctx.sample takes text or rata.talk.Message values, not {type(message).__name__}.", hint="Wrap it: Message(text) or Message(image=..., mime_type=...).")
+        if message.image is not None:
+            content = {"type": "image", "data": base64.b64encode(message.image).decode("ascii"), "mimeType": message.mime_type}
+        else:
+            content = {"type": "text", "text": message.text}
+        shaped.append({"role": message.role, "content": content})
+    max_tokens = options["max_tokens"]
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise TalkError(f"ctx.sample: max_tokens must be a positive integer, not {max_tokens!r}.", hint="Say how long the answer may be, in tokens: max_tokens=500.")
+    params: dict[str, Any] = {"messages": shaped, "maxTokens": max_tokens}
+    if options.get("system") is not None:
+        params["systemPrompt"] = str(options["system"])
+    preferences: dict[str, Any] = {}
+    if options.get("models"):
+        preferences["hints"] = [{"name": str(name)} for name in options["models"]]
+    for key, name in (("cost", "costPriority"), ("speed", "speedPriority"), ("intelligence", "intelligencePriority")):
+        value = options.get(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise TalkError(f"ctx.sample: {key} must be a number from 0 to 1, not {value!r}.", hint="0 means it does not matter, 1 that it matters most.")
+            preferences[name] = value
+    if preferences:
+        params["modelPreferences"] = preferences
+    temperature = options.get("temperature")
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not math.isfinite(temperature):
+            raise TalkError(f"ctx.sample: temperature must be a number, not {temperature!r}.", hint="Leave it out to let the client choose.")
+        params["temperature"] = temperature
+    if options.get("stop"):
+        params["stopSequences"] = [str(text) for text in options["stop"]]
+    return params
+
+
+def _message(text: str, limit: int) -> str:
+    from rata.cleantext import visible
+
+    return visible(str(text), limit)
+
+
+# --- logs ---
+
+
+def _level_name(number: int) -> str:
+    """The MCP level of a Python level number: the highest MCP level at or below it (below DEBUG: debug)."""
+    name = "debug"
+    for level, value in LEVEL_NUMBERS.items():
+        if number >= value:
+            name = level
+    return name
+
+
+def _log_params(record: logging.LogRecord) -> dict[str, Any]:
+    """The params of ``notifications/message`` for `record`: the log file's line for it, bounded the same way."""
+    import json
+
+    from rata.logs import format_line
+
+    fields = vars(record)
+    extra = {key: fields[key] for key in sorted(fields.keys() - _standard_fields(), key=str)}
+    if record.exc_info and record.exc_info[1] is not None:
+        error = record.exc_info[1]
+        extra["exception"] = f"{type(error).__name__}: {error}"  # not the traceback: the client sees what went wrong, not the code
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 - arguments that do not fit the message still leave a message
+        message = f"{record.msg!r} (its arguments do not fit it)"
+    data = json.loads(format_line(record.created, record.levelname, record.name, message, extra))
+    del data["ts"], data["level"]
+    logger = data.pop("logger")
+    return {"level": _level_name(record.levelno), "logger": logger, "data": data}
+
+
+_standard: set[str] = set()
+
+
+def _standard_fields() -> set[str]:
+    if not _standard:
+        import logging
+
+        _standard.update(vars(logging.LogRecord("", 0, "", 0, "", None, None)), {"message", "asctime", "taskName"})
+    return _standard
+
+
+def _attach(app_name: str) -> None:
+    """Give the app's logger the handler that hands records to the channel of the call running on their thread (once)."""
+    if app_name in _handlers:
+        return
+    from rata.logs import get_logger
+
+    with _handlers_lock:
+        if app_name in _handlers:
+            return
+        import logging
+
+        class _ToClient(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                channel = getattr(_current, "channel", None)
+                if channel is not None:
+                    try:
+                        channel.log(record)
+                    except Exception:  # noqa: BLE001 - logging's rule: a failing handler reports and goes on
+                        self.handleError(record)
+
+        handler = _ToClient()
+        get_logger(app_name).addHandler(handler)
+        _handlers[app_name] = handler
