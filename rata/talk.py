@@ -55,7 +55,7 @@ class Answer(Generic[T]):
     def require(self) -> T:
         """The filled-in form; `Declined` if the user declined or cancelled (the call then fails, and its transaction rolls back)."""
         if self.action != "accept":
-            raise Declined(f"The user {'declined' if self.action == 'decline' else 'cancelled'} the question; nothing was done.", hint="Ask the user again when they are ready.")
+            raise Declined(f"The user {'declined' if self.action == 'decline' else 'cancelled'} the question; nothing was done.")
         return self.value  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import logging
 import threading
@@ -496,3 +497,29 @@ def test_a_malformed_sample_is_asked_again(app, era):
     with AgentClient(app, era=era, sampling=lambda params: answers.pop(0)) as agent:
         assert agent.call("summarize", {"text": "story"}).text == '"test-model: 1 chars"'
         assert answers == []
+
+
+@dataclasses.dataclass
+class When:
+    """When to go.
+
+    Args:
+        day: The day you leave.
+    """
+
+    day: datetime.date
+    at: datetime.datetime | None = None
+
+
+def test_dates_are_text_with_a_format_and_come_back_as_dates_and_optional_fields_are_not_required():
+    form = form_of(When)
+    assert form.schema == {
+        "type": "object",
+        "properties": {
+            "day": {"title": "Day", "type": "string", "format": "date", "description": "The day you leave."},
+            "at": {"title": "At", "type": "string", "format": "date-time"},
+        },
+        "required": ["day"],
+    }
+    assert read_answer(form, {"action": "accept", "content": {"day": "2026-12-02"}}) == Answer("accept", When(datetime.date(2026, 12, 2)))
+    assert read_answer(form, {"action": "accept", "content": {"day": "tomorrow"}}) is None
