@@ -59,6 +59,8 @@ class Relay(Protocol):
 
     def run_here(self, call: Callable[[], None]) -> bool: ...
 
+    def hand_on(self) -> None: ...
+
     def wait_for_calls(self, timeout: float) -> None: ...
 
 
@@ -454,6 +456,8 @@ class Server:
             if self._input_closed:
                 raise McpError(wire.INTERNAL_ERROR, f"{method} could not be sent: the client closed the connection")
             self._pending[request_id] = (event, holder)
+        if self.relay is not None:  # the answer comes on the input: if this thread reads it, another must, now
+            self.relay.hand_on()
         try:
             self._send_bytes(data)
         except Exception:  # noqa: BLE001 - as in send: a failed transport is the same as no answer
