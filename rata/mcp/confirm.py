@@ -1,4 +1,7 @@
-"""Confirmation of irreversible commands, enforced by the server.
+"""Confirmation of irreversible commands, enforced by the server; and the signed request states of every question.
+
+A confirmation is the first question of its call (`rata.mcp.talking.McpChannel.input`), so the
+states below also carry the answers of a command's own questions (`Ctx.ask`) from round to round.
 
 2026-07-28: the first ``tools/call`` returns ``resultType: "input_required"`` with an
 ``elicitation/create`` form and a ``requestState``. The state is HMAC-SHA256 signed with a

@@ -297,3 +297,21 @@ def test_legacy_question_is_an_elicitation_request_mid_call(wire):
     assert request["params"]["mode"] == "form" and request["params"]["message"] == "Where would you like to sit on the way to Oslo?"
     wire.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"seat": "aisle"}}})
     assert wire.read() == {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": '"Booked aisle to Oslo."'}], "structuredContent": {"result": "Booked aisle to Oslo."}}}
+
+
+# --- AgentClient, spawned ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_agent_client_answers_questions_and_records_progress_and_logs_of_a_real_process(home, era):
+    from rata.testing import AgentClient
+
+    command = [sys.executable, "-m", "tests.mcp.talkers", "--mcp"]
+    env = {**os.environ, **child_env(home)}
+    with AgentClient.spawn(command, env=env, era=era, log_level="info", roots=[{"uri": "file:///srv"}], stderr=subprocess.DEVNULL) as agent:
+        booked = agent.call("book", {"city": "Oslo"}, answers=[SEAT])
+        assert booked.text == '"Booked window to Oslo."' and booked.asked[0]["message"].endswith("to Oslo?")
+        counted = agent.call("count", {"n": 30}, progress=True)
+        assert counted.progress[-1]["progress"] == 30
+        assert [log["data"]["message"] for log in agent.call("shout", {"text": "hi"}).logs] == ["saying hi", "loudly HI"]
+        assert agent.call("folders").text == '["file:///srv"]'

@@ -523,3 +523,31 @@ def test_dates_are_text_with_a_format_and_come_back_as_dates_and_optional_fields
     }
     assert read_answer(form, {"action": "accept", "content": {"day": "2026-12-02"}}) == Answer("accept", When(datetime.date(2026, 12, 2)))
     assert read_answer(form, {"action": "accept", "content": {"day": "tomorrow"}}) is None
+
+
+def test_a_cancelled_call_hears_no_more_progress_or_logs(tmp_path: Path):
+    started, release = threading.Event(), threading.Event()
+
+    @command(can="p.run")
+    def long(ctx: Ctx) -> str:
+        ctx.progress(1)
+        started.set()
+        release.wait(5)
+        time.sleep(PROGRESS_INTERVAL * 1.5)
+        ctx.progress(2)
+        ctx.log.warning("still here")
+        return "done"
+
+    made = App("cancelled", identifier="com.example.cancelled").commands(long).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "c"
+    with AgentClient(made, log_level="warning") as agent:
+        meta = {**agent._meta(), "progressToken": "tok"}
+        agent.send_line(wire.encode({"jsonrpc": "2.0", "id": "long-1", "method": "tools/call", "params": {"_meta": meta, "name": "long", "arguments": {}}}))
+        assert started.wait(5)
+        agent.notify("notifications/cancelled", {"requestId": "long-1"})
+        release.set()
+        agent.request("tools/list")  # served after the cancelled call ends (it runs on a worker; this waits for nothing)
+        time.sleep(0.2)
+        heard = [n for n in agent.notifications if n["method"] in ("notifications/progress", "notifications/message")]
+    assert [n["params"].get("progress") for n in heard] == [1]
+    assert "long-1" not in agent._responses
