@@ -24,23 +24,13 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.mcp.peers import MODERN, search_path
+from tests.mcp.test_sdk_peer import anyio_backend, mode, text_of  # noqa: F401 - fixtures (the three modes), shared
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[2]
-MODES = ["auto", MODERN, "legacy"]
 TEST_SECONDS = 30
 SEAT = {"seat": "window", "meal": "veg", "bags": 2}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=MODES)
-def mode(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 def child_env(home: Path) -> dict[str, str]:
@@ -102,10 +92,6 @@ async def connected(home: Path, mode: str, recorder: Recorder, *, elicit: bool =
     )
     async with client:
         yield client
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 async def bookings(client: Client) -> list[str]:
