@@ -107,7 +107,7 @@ class Client:
         result = self.request("tools/call", params)
         if result.get("resultType") == "input_required":
             keys = list(result["inputRequests"])
-            result = self.request("tools/call", {**params, "inputResponses": {key: ACCEPT for key in keys}, "requestState": result["requestState"]})
+            result = self.request("tools/call", {**params, "inputResponses": dict.fromkeys(keys, ACCEPT), "requestState": result["requestState"]})
         if result.get("isError"):
             raise RuntimeError(result)
         return result
@@ -146,7 +146,8 @@ def main() -> None:
                 init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
                 client.request("initialize", init)
                 client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            for label, name, token in (("plain", "plain", False), ("ask", "ask", False), ("progress", "progress", True), ("progress, no token", "progress", False)):
+            kinds = (("plain", "plain", False), ("ask", "ask", False), ("progress", "progress", True), ("progress, no token", "progress", False))
+            for label, name, token in kinds:
                 times, sent = measure(client, era, name, args.calls, token)
                 times.sort()
                 rows.append((era, label, statistics.median(times) * 1e3, times[int(len(times) * 0.9)] * 1e3, sent))

@@ -75,7 +75,8 @@ class Confirmer:
     def issue(self, tool: str, arguments: dict[str, Any], answers: list[Any] | None = None, keys: list[str] | None = None) -> str:
         """A signed state for this call; `answers` (the client's answers so far) and `keys` (the questions
         now asked, `rata.mcp.talking`) travel in it when given. Raises -32603 past `MAX_STATE_CHARS`."""
-        payload: dict[str, Any] = {"v": 1, "tool": tool, "args": args_digest(tool, arguments), "exp": int(self._clock()) + STATE_TTL_SECONDS, "n": secrets.token_hex(16)}
+        expiry = int(self._clock()) + STATE_TTL_SECONDS
+        payload: dict[str, Any] = {"v": 1, "tool": tool, "args": args_digest(tool, arguments), "exp": expiry, "n": secrets.token_hex(16)}
         if answers is not None:
             payload["a"] = answers
         if keys is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from rata.convert import Invalid, Mismatch, from_json, to_json
 from rata.talk import Format, TalkError
-from rata.typemodel import AnnotatedNode, Analyzer, EnumNode, Field, ListNode, LiteralNode, Node, ObjectNode, Scalar, Special, UnionNode
+from rata.typemodel import Analyzer, AnnotatedNode, EnumNode, Field, ListNode, LiteralNode, Node, ObjectNode, Scalar, Special, UnionNode
 
 MAX_FIELDS = 50
 """Fields in one form."""

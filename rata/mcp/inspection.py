@@ -18,8 +18,13 @@ from rata.codegen.lint import Finding, lint
 from rata.errors import ConfigError
 from rata.mcp.surface import ERAS, surface
 
-
-TALKS = {"ask": "asks the user", "ask_all": "asks the user", "progress": "reports progress", "sample": "asks the client's model", "roots": "reads the client's roots"}
+TALKS = {
+    "ask": "asks the user",
+    "ask_all": "asks the user",
+    "progress": "reports progress",
+    "sample": "asks the client's model",
+    "roots": "reads the client's roots",
+}
 """The `Ctx` methods that talk to the client during a call (`rata.talk`), and what `rata mcp inspect` says of a tool that calls one."""
 
 

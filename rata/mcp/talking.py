@@ -146,7 +146,8 @@ class McpChannel:
                 self._notify("notifications/progress", held)
             if self._logged > MAX_LOG_MESSAGES:
                 left_out = self._logged - MAX_LOG_MESSAGES
-                self._notify("notifications/message", {"level": "warning", "logger": "rata", "data": {"message": f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"}})
+                said = f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"
+                self._notify("notifications/message", {"level": "warning", "logger": "rata", "data": {"message": said}})
             self._closed = True
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
@@ -237,7 +238,8 @@ class McpChannel:
         if len(recorded) >= self._next:
             return recorded[start : self._next]
         if self._next > MAX_INPUTS:
-            raise TalkError(f"{self._tool} asked its client more than {MAX_INPUTS} questions in one call.", hint="Ask fewer questions, or several in one round (ctx.ask_all).")
+            hint = "Ask fewer questions, or several in one round (ctx.ask_all)."
+            raise TalkError(f"{self._tool} asked its client more than {MAX_INPUTS} questions in one call.", hint=hint)
         self._require({CAPABILITIES[method] for _, method, _ in requests}, purpose)
         if self._call.era == "modern":
             keyed = [(prefix if prefix == "confirm" else f"{prefix}-{start + i}", method, params) for i, (prefix, method, params) in enumerate(requests)]
@@ -249,7 +251,8 @@ class McpChannel:
             try:
                 answers.append(self._call.ask_client(method, params, INPUT_TIMEOUT_SECONDS))
             except McpError as error:
-                raise TalkError(f"The client could not answer {method}: {error.message}", hint="The user may have closed the question; call the tool again.") from None
+                hint = "The user may have closed the question; call the tool again."
+                raise TalkError(f"The client could not answer {method}: {error.message}", hint=hint) from None
         del recorded[start:]
         recorded.extend(answers)
         return answers
@@ -265,7 +268,8 @@ class McpChannel:
                     {"requiredCapabilities": {capability: {}}},
                 ))  # fmt: skip
             version = self._call.version
-            why = f"it did not declare the {capability} capability" if capability != "elicitation" or "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+            lacks = capability == "elicitation" and "elicitation" not in version.features
+            why = f"protocol version {version.name} has no elicitation" if lacks else f"it did not declare the {capability} capability"
             raise TalkError(f"{self._tool} {purpose}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
 
     def _has(self, capability: str) -> bool:
@@ -291,13 +295,16 @@ class McpChannel:
         from rata.mcp.forms import form_of
 
         forms = [form_of(question.form) for question in questions]
-        params = [{"mode": "form", "message": _message(question.message, MAX_QUESTION_CHARS), "requestedSchema": form.schema} for question, form in zip(questions, forms)]
+        params = [
+            {"mode": "form", "message": _message(question.message, MAX_QUESTION_CHARS), "requestedSchema": form.schema}
+            for question, form in zip(questions, forms, strict=True)
+        ]
         answers: list[Answer[Any] | None] = [None] * len(questions)
         waiting = list(range(len(questions)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
             raws = self.input([("ask", "elicitation/create", params[i]) for i in waiting], "asks the user a question")
             still = []
-            for i, raw in zip(waiting, raws):
+            for i, raw in zip(waiting, raws, strict=True):
                 answer = read_answer(forms[i], raw)
                 if answer is None:
                     still.append(i)
@@ -383,7 +390,8 @@ def sampling_params(messages: list[Message], options: dict[str, Any]) -> dict[st
     shaped = []
     for message in messages:
         if not isinstance(message, Message):
-            raise TalkError(f"ctx.sample takes text or rata.talk.Message values, not {type(message).__name__}.", hint="Wrap it: Message(text) or Message(image=..., mime_type=...).")
+            hint = "Wrap it: Message(text) or Message(image=..., mime_type=...)."
+            raise TalkError(f"ctx.sample takes text or rata.talk.Message values, not {type(message).__name__}.", hint=hint)
         if message.image is not None:
             content = {"type": "image", "data": base64.b64encode(message.image).decode("ascii"), "mimeType": message.mime_type}
         else:
@@ -391,7 +399,8 @@ def sampling_params(messages: list[Message], options: dict[str, Any]) -> dict[st
         shaped.append({"role": message.role, "content": content})
     max_tokens = options["max_tokens"]
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise TalkError(f"ctx.sample: max_tokens must be a positive integer, not {max_tokens!r}.", hint="Say how long the answer may be, in tokens: max_tokens=500.")
+        hint = "Say how long the answer may be, in tokens: max_tokens=500."
+        raise TalkError(f"ctx.sample: max_tokens must be a positive integer, not {max_tokens!r}.", hint=hint)
     params: dict[str, Any] = {"messages": shaped, "maxTokens": max_tokens}
     if options.get("system") is not None:
         params["systemPrompt"] = str(options["system"])
