@@ -61,6 +61,7 @@ INPUT_TIMEOUT_SECONDS = 600.0
 MAX_ROOTS = 1_000
 LEVEL_NUMBERS = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40, "critical": 50, "alert": 60, "emergency": 70}
 """The syslog levels of MCP, ordered, on Python's scale (notice between INFO and WARNING; alert and emergency above CRITICAL)."""
+_LEVEL_ORDER = {name: index for index, name in enumerate(LEVEL_NUMBERS)}
 CAPABILITIES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 _current = threading.local()
@@ -93,28 +94,47 @@ class _Refused(Interrupt):
         self.error = error
 
 
+_UNREAD: Any = object()
+
+
+class _Live:
+    """What a channel keeps once its command uses it (made on first use: most calls never talk back)."""
+
+    __slots__ = ("lock", "token", "last", "held", "sent_at", "threshold", "logged", "recorded", "next", "checked")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.token: Any = _UNREAD
+        self.last: float | None = None
+        self.held: dict[str, Any] | None = None
+        self.sent_at = -math.inf
+        self.threshold: int | None = None
+        self.logged = 0
+        self.recorded: list[Any] = []
+        self.next = 0
+        self.checked = False
+
+
 class McpChannel:
     """The channel of one call from an MCP client (`rata.talk.Channel`)."""
 
-    __slots__ = ("_host", "_call", "_tool", "_arguments", "_lock", "_token", "_last", "_held", "_sent_at", "_closed",
-                 "_threshold", "_logged", "_recorded", "_next", "_checked")  # fmt: skip
+    __slots__ = ("_host", "_call", "_tool", "_arguments", "_live", "_closed", "_hearing")
 
+    # hot path: bench/run.py --only server (throughput): one per tools/call, so it holds only what every call needs
     def __init__(self, host: Signer, call: Call, tool: str, arguments: dict[str, Any]) -> None:
         self._host = host
         self._call = call
         self._tool = tool
         self._arguments = arguments
-        self._lock: threading.Lock | None = None
-        self._token: Any = _UNREAD
-        self._last: float | None = None
-        self._held: dict[str, Any] | None = None
-        self._sent_at = -math.inf
+        self._live: _Live | None = None
         self._closed = False
-        self._threshold: int | None = None
-        self._logged = 0
-        self._recorded: list[Any] | None = None
-        self._next = 0
-        self._checked = False
+        self._hearing = False  # whether this thread's logs come here (`open`)
+
+    def _state(self) -> _Live:
+        live = self._live
+        if live is None:
+            live = self._live = _Live()
+        return live
 
     # --- the call's life ---
 
@@ -125,27 +145,28 @@ class McpChannel:
             meta = call.params.get("_meta")
             level = meta.get(wire.META_LOG_LEVEL) if isinstance(meta, dict) else None
         else:
-            level = getattr(call.server, "log_level", None)
-        if level not in LEVEL_NUMBERS:
+            level = call.server.log_level
+        if level is None or level not in LEVEL_NUMBERS:
             return
-        self._threshold = LEVEL_NUMBERS[level]
+        self._state().threshold = LEVEL_NUMBERS[level]
         _attach(app_name)
         _current.channel = self
+        self._hearing = True
 
     def close(self) -> None:
         """The call is over: the report held back goes out now, and nothing more is sent for this call."""
-        if getattr(_current, "channel", None) is self:
+        if self._hearing and getattr(_current, "channel", None) is self:
             _current.channel = None
-        lock = self._lock
-        if lock is None:
+        live = self._live
+        if live is None:
             self._closed = True
             return
-        with lock:
-            held, self._held = self._held, None
+        with live.lock:
+            held, live.held = live.held, None
             if held is not None:
                 self._notify("notifications/progress", held)
-            if self._logged > MAX_LOG_MESSAGES:
-                left_out = self._logged - MAX_LOG_MESSAGES
+            if live.logged > MAX_LOG_MESSAGES:
+                left_out = live.logged - MAX_LOG_MESSAGES
                 said = f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"
                 self._notify("notifications/message", {"level": "warning", "logger": "rata", "data": {"message": said}})
             self._closed = True
@@ -154,22 +175,17 @@ class McpChannel:
         if not self._call.cancelled:  # a cancelled request hears nothing more
             self._call.server.notify(method, params)
 
-    def _guard(self) -> threading.Lock:
-        lock = self._lock
-        if lock is None:
-            lock = self._lock = threading.Lock()
-        return lock
-
     # --- progress ---
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
-        token = self._token
+        live = self._state()
+        token = live.token
         if token is _UNREAD:
             meta = self._call.params.get("_meta")
             token = meta.get("progressToken") if isinstance(meta, dict) else None
             if isinstance(token, bool) or not isinstance(token, (str, int)):
                 token = None
-            self._token = token
+            live.token = token
         if token is None:
             return
         report: dict[str, Any] = {"progressToken": token, "progress": done}
@@ -177,29 +193,30 @@ class McpChannel:
             report["total"] = total
         if message is not None and "progressMessage" in self._call.version.features:
             report["message"] = _message(message, MESSAGE_CHARS)
-        with self._guard():
-            if self._closed or (self._last is not None and done <= self._last):
+        with live.lock:
+            if self._closed or (live.last is not None and done <= live.last):
                 return  # after the result nothing is sent; progress only grows
-            self._last = done
+            live.last = done
             now = time.monotonic()
-            if now - self._sent_at >= PROGRESS_INTERVAL:
-                self._held = None
-                self._sent_at = now
+            if now - live.sent_at >= PROGRESS_INTERVAL:
+                live.held = None
+                live.sent_at = now
                 self._notify("notifications/progress", report)
             else:
-                self._held = report
+                live.held = report
 
     # --- logs ---
 
     def log(self, record: logging.LogRecord) -> None:
-        threshold = self._threshold
-        if threshold is None or record.levelno < threshold and _level_name(record.levelno) != _level_name(threshold):
+        live = self._live
+        threshold = live.threshold if live is not None else None
+        if threshold is None or _LEVEL_ORDER[_level_name(record.levelno)] < _LEVEL_ORDER[_level_name(threshold)]:
             return
-        with self._guard():
+        with live.lock:  # type: ignore[union-attr]
             if self._closed:
                 return
-            self._logged += 1
-            if self._logged > MAX_LOG_MESSAGES:
+            live.logged += 1  # type: ignore[union-attr]
+            if live.logged > MAX_LOG_MESSAGES:  # type: ignore[union-attr]
                 return
             self._notify("notifications/message", _log_params(record))
 
@@ -207,13 +224,13 @@ class McpChannel:
 
     def begin(self) -> None:
         """Check the retry's ``requestState`` (2026-07-28), once: its answers so far, and the answers to the questions it asked."""
-        if self._checked:
+        live = self._state()
+        if live.checked:
             return
-        self._checked = True
+        live.checked = True
         params = self._call.params
         state = params.get("requestState")
         if self._call.era != "modern" or state is None:
-            self._recorded = []
             return
         payload = self._host.confirmer.check(state, self._tool, self._arguments)
         answers = payload.get("a", [])
@@ -224,20 +241,20 @@ class McpChannel:
         fresh = [responses.get(key) for key in keys] if isinstance(responses, dict) else []
         if keys and len(fresh) == len(keys) and all(isinstance(answer, dict) for answer in fresh):
             answers = answers + fresh
-        self._recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
+        live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
     def input(self, requests: list[tuple[str, str, dict[str, Any]]], purpose: str) -> list[dict[str, Any]]:
         """The client's answers to these requests (key prefix, method, params), asked in one round.
 
         `purpose` says what the command does, for the errors: "needs the user's confirmation"."""
         self.begin()
-        recorded = self._recorded
-        assert recorded is not None
-        start = self._next
-        self._next = start + len(requests)
-        if len(recorded) >= self._next:
-            return recorded[start : self._next]
-        if self._next > MAX_INPUTS:
+        live = self._state()
+        recorded = live.recorded
+        start = live.next
+        end = live.next = start + len(requests)
+        if len(recorded) >= end:
+            return recorded[start:end]
+        if end > MAX_INPUTS:
             hint = "Ask fewer questions, or several in one round (ctx.ask_all)."
             raise TalkError(f"{self._tool} asked its client more than {MAX_INPUTS} questions in one call.", hint=hint)
         self._require({CAPABILITIES[method] for _, method, _ in requests}, purpose)
@@ -330,8 +347,6 @@ class McpChannel:
                 return roots
         raise TalkError(f"The client's answers to {self._tool}'s roots request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
 
-
-_UNREAD: Any = object()
 
 
 # --- what the client sends back: parsed strictly, None when it does not fit (then asked again) ---
