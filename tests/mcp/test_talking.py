@@ -551,3 +551,39 @@ def test_a_cancelled_call_hears_no_more_progress_or_logs(tmp_path: Path):
         heard = [n for n in agent.notifications if n["method"] in ("notifications/progress", "notifications/message")]
     assert [n["params"].get("progress") for n in heard] == [1]
     assert "long-1" not in agent._responses
+
+
+def test_a_command_that_never_stops_asking_fails_after_fifty_questions(tmp_path: Path):
+    @command(can="p.run")
+    def nag(ctx: Ctx) -> str:
+        while True:
+            ctx.ask(talkers.Seat, "Again?")
+
+    made = App("nag", identifier="com.example.nag").commands(nag).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "nag"
+    with AgentClient(made, era="legacy") as agent:
+        result = agent.call("nag", answers=lambda message, schema: "decline")
+    assert result.is_error and result.text.startswith("nag failed: nag asked its client more than 50 questions in one call.")
+    assert len(result.asked) == 50
+
+
+def test_answers_too_large_to_carry_are_a_clear_error(tmp_path: Path):
+    @dataclasses.dataclass
+    class Note:
+        text: str
+
+    @command(can="p.run")
+    def notes(ctx: Ctx) -> int:
+        return len([ctx.ask(Note, f"Note {i}?") for i in range(3)])
+
+    made = App("notes", identifier="com.example.notes").commands(notes).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "notes"
+    big = {"text": "x" * 600_000}
+    with AgentClient(made) as agent:
+        state = agent.request("tools/call", {"name": "notes", "arguments": {}})["requestState"]
+        second = agent.request("tools/call", {"name": "notes", "arguments": {}, "requestState": state, "inputResponses": {"ask-0": {"action": "accept", "content": big}}})
+        third = agent.request_raw(
+            "tools/call", {"name": "notes", "arguments": {}, "requestState": second["requestState"], "inputResponses": {"ask-1": {"action": "accept", "content": big}}}
+        )
+    assert third["error"]["code"] == wire.INTERNAL_ERROR
+    assert "ask fewer or shorter questions in one call" in third["error"]["message"]
