@@ -85,16 +85,17 @@ class Ctx:
         if channel is not None:
             channel.progress(done, total, message)
 
-    def ask(self, form: type[T], message: str) -> Answer[T]:
+    def ask(self, form: type[T], message: str, *, key: str | None = None) -> Answer[T]:
         """Ask the user to fill in `form` (a dataclass or TypedDict of the fields an MCP form holds), showing `message`.
 
         Returns an `Answer`: ``answer.value`` is the filled-in form when ``answer.accepted``;
         ``declined`` and ``cancelled`` say how the user said no. With a 2026-07-28 client the call
         stops here and the command runs again from the start with the answer (see docs/mcp.md,
-        "Asking the user"). Raises `rata.talk.TalkError` when the caller cannot be asked."""
+        "Asking the user"); `key` names the question there. Raises `rata.talk.TalkError` when the
+        caller cannot be asked."""
         from rata.talk import Question
 
-        return self.ask_all(Question(form, message))[0]
+        return self.ask_all(Question(form, message, key=key))[0]
 
     def ask_all(self, *questions: Question[Any]) -> list[Answer[Any]]:
         """Ask several questions in one round (one wait for the user); the answers come in the same order."""
@@ -117,22 +118,39 @@ class Ctx:
         intelligence: float | None = None,
         temperature: float | None = None,
         stop: list[str] | None = None,
+        key: str | None = None,
     ) -> Sample:
         """Ask the client's model for a completion of `prompt` (text, or messages with text and images).
 
         The user approves (and may edit) the request in their client. `models` are name hints
         (``"claude-sonnet"``), `cost`, `speed` and `intelligence` priorities from 0 to 1.
-        Returns a `rata.talk.Sample`. Raises `rata.talk.TalkError` when the client cannot sample."""
-        from rata.talk import Message
+        Returns a `rata.talk.Sample`. Raises `rata.talk.TalkError` when the client cannot sample.
+        `key` names the request in ``inputRequests`` (2026-07-28)."""
+        from rata.talk import Message, check_key
 
         messages = [Message(prompt)] if isinstance(prompt, str) else [prompt] if isinstance(prompt, Message) else list(prompt)
         options = {"max_tokens": max_tokens, "system": system, "models": models, "cost": cost, "speed": speed,
                    "intelligence": intelligence, "temperature": temperature, "stop": stop}  # fmt: skip
-        return self._channel("ctx.sample").sample(messages, options)
+        return self._channel("ctx.sample").sample(messages, options, check_key(key))
 
-    def roots(self) -> list[Root]:
-        """The roots (folders) the MCP client shares. Raises `rata.talk.TalkError` when it shares none."""
-        return self._channel("ctx.roots").roots()
+    def roots(self, *, key: str | None = None) -> list[Root]:
+        """The roots (folders) the MCP client shares. Raises `rata.talk.TalkError` when it shares none.
+        `key` names the request in ``inputRequests`` (2026-07-28)."""
+        from rata.talk import check_key
+
+        return self._channel("ctx.roots").roots(check_key(key))
+
+    def client_can(self, what: str) -> bool:
+        """Whether this call's client can be asked: ``"ask"`` (the user, a form), ``"sample"`` (its model), ``"roots"``.
+
+        False for a call that does not come from an MCP client. Use it to ask only what the
+        client supports, rather than fail when it cannot answer."""
+        from rata.talk import CAPABILITIES
+
+        if what not in CAPABILITIES:
+            raise ValueError(f"ctx.client_can takes one of {', '.join(CAPABILITIES)}, not {what!r}")
+        channel = self.request.channel
+        return channel is not None and channel.can(what)
 
     def _channel(self, what: str) -> Channel:
         channel = self.request.channel

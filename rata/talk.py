@@ -68,13 +68,17 @@ class Answer(Generic[T]):
 
 
 class Question(Generic[T]):
-    """One question of a round (`Ctx.ask_all`): the form's class and the message the user reads."""
+    """One question of a round (`Ctx.ask_all`): the form's class, the message the user reads, and its key.
 
-    __slots__ = ("form", "message")
+    `key`: the question's name in ``inputRequests`` (2026-07-28), for clients that look for a
+    given one; by default rata names it after its place in the call (``ask-0``, ``ask-1``...)."""
 
-    def __init__(self, form: type[T], message: str) -> None:
+    __slots__ = ("form", "message", "key")
+
+    def __init__(self, form: type[T], message: str, *, key: str | None = None) -> None:
         self.form = form
         self.message = message
+        self.key = check_key(key)
 
     def __repr__(self) -> str:
         return f"Question({getattr(self.form, '__name__', self.form)!r}, {self.message!r})"
@@ -179,9 +183,29 @@ class Channel(Protocol):
 
     def ask(self, questions: list[Question[Any]]) -> list[Answer[Any]]: ...
 
-    def sample(self, messages: list[Message], options: dict[str, Any]) -> Sample: ...
+    def sample(self, messages: list[Message], options: dict[str, Any], key: str | None) -> Sample: ...
 
-    def roots(self) -> list[Root]: ...
+    def roots(self, key: str | None) -> list[Root]: ...
+
+    def can(self, what: str) -> bool: ...
+
+
+KEY_CHARS = 100
+RESERVED_KEYS = ("confirm",)
+"""Keys rata's own questions use: the confirmation of a call (`rata.mcp.confirm`)."""
+CAPABILITIES = ("ask", "sample", "roots")
+"""What `Ctx.client_can` may be asked about."""
+
+
+def check_key(key: str | None) -> str | None:
+    """`key` if it can name a question in ``inputRequests``, else `ValueError` saying why."""
+    if key is None:
+        return None
+    if not isinstance(key, str) or not 0 < len(key) <= KEY_CHARS or not key.isprintable():
+        raise ValueError(f"a question's key is a printable string of 1 to {KEY_CHARS} characters, not {key!r}")
+    if key in RESERVED_KEYS:
+        raise ValueError(f"the key {key!r} is rata's own (a call's confirmation); choose another")
+    return key
 
 
 def check_progress(done: object, total: object, message: object) -> None:

@@ -100,7 +100,7 @@ _UNREAD: Any = object()
 class _Live:
     """What a channel keeps once its command uses it (made on first use: most calls never talk back)."""
 
-    __slots__ = ("lock", "token", "last", "held", "sent_at", "threshold", "logged", "recorded", "next", "checked")
+    __slots__ = ("lock", "token", "last", "held", "sent_at", "threshold", "logged", "recorded", "next", "checked", "loose")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -113,6 +113,7 @@ class _Live:
         self.recorded: list[Any] = []
         self.next = 0
         self.checked = False
+        self.loose: dict[str, Any] | None = None  # inputResponses sent without a requestState (first round only)
 
 
 class McpChannel:
@@ -230,7 +231,11 @@ class McpChannel:
         live.checked = True
         params = self._call.params
         state = params.get("requestState")
-        if self._call.era != "modern" or state is None:
+        if self._call.era != "modern":
+            return
+        if state is None:
+            responses = params.get("inputResponses")
+            live.loose = responses if isinstance(responses, dict) else None
             return
         payload = self._host.confirmer.check(state, self._tool, self._arguments)
         answers = payload.get("a", [])
@@ -243,10 +248,12 @@ class McpChannel:
             answers = answers + fresh
         live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
-    def input(self, requests: list[tuple[str, str, dict[str, Any]]], purpose: str) -> list[dict[str, Any]]:
-        """The client's answers to these requests (key prefix, method, params), asked in one round.
+    def input(self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str) -> list[dict[str, Any]]:
+        """The client's answers to these requests (key prefix, key or None, method, params), asked in one round.
 
-        `purpose` says what the command does, for the errors: "needs the user's confirmation"."""
+        A request's key in ``inputRequests`` is the one given, else the prefix and the request's
+        place in the call (``ask-0``). `purpose` says what the command does, for the errors:
+        "needs the user's confirmation"."""
         self.begin()
         live = self._state()
         recorded = live.recorded
@@ -257,12 +264,20 @@ class McpChannel:
         if end > MAX_INPUTS:
             hint = "Ask fewer questions, or several in one round (ctx.ask_all)."
             raise TalkError(f"{self._tool} asked its client more than {MAX_INPUTS} questions in one call.", hint=hint)
-        self._require({CAPABILITIES[method] for _, method, _ in requests}, purpose)
+        keys = [key if key is not None else f"{prefix}-{start + i}" for i, (prefix, key, _, _) in enumerate(requests)]
+        if len(set(keys)) != len(keys):
+            raise TalkError(f"{self._tool} asked two questions under one key in one round: {keys}.", hint="Give each question of a round its own key.")
+        self._require({CAPABILITIES[method] for _, _, method, _ in requests}, purpose)
         if self._call.era == "modern":
-            keyed = [(prefix if prefix == "confirm" else f"{prefix}-{start + i}", method, params) for i, (prefix, method, params) in enumerate(requests)]
-            raise _Asking(keyed, recorded[:start])
+            loose, live.loose = live.loose, None  # answers sent before any question was asked: good for the first round only
+            if loose is not None and "confirm" not in keys and all(isinstance(loose.get(key), dict) for key in keys):
+                answers = [loose[key] for key in keys]
+                del recorded[start:]
+                recorded.extend(answers)
+                return answers
+            raise _Asking([(key, method, params) for key, (_, _, method, params) in zip(keys, requests, strict=True)], recorded[:start])
         answers = []
-        for _, method, params in requests:
+        for _, _, method, params in requests:
             if method == "elicitation/create":
                 params = self._call.version.elicitation(params)
             try:
@@ -288,6 +303,10 @@ class McpChannel:
             lacks = capability == "elicitation" and "elicitation" not in version.features
             why = f"protocol version {version.name} has no elicitation" if lacks else f"it did not declare the {capability} capability"
             raise TalkError(f"{self._tool} {purpose}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
+
+    def can(self, what: str) -> bool:
+        """Whether the client can answer ``"ask"``, ``"sample"`` or ``"roots"`` (`Ctx.client_can`)."""
+        return self._has({"ask": "elicitation", "sample": "sampling", "roots": "roots"}[what])
 
     def _has(self, capability: str) -> bool:
         if capability == "elicitation":
@@ -319,7 +338,7 @@ class McpChannel:
         answers: list[Answer[Any] | None] = [None] * len(questions)
         waiting = list(range(len(questions)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            raws = self.input([("ask", "elicitation/create", params[i]) for i in waiting], "asks the user a question")
+            raws = self.input([("ask", questions[i].key, "elicitation/create", params[i]) for i in waiting], "asks the user a question")
             still = []
             for i, raw in zip(waiting, raws, strict=True):
                 answer = read_answer(forms[i], raw)
@@ -332,17 +351,17 @@ class McpChannel:
             waiting = still
         raise TalkError(f"The client's answers to {self._tool}'s question did not fit its form {MAX_ATTEMPTS} times.", hint="Call the tool again.")
 
-    def sample(self, messages: list[Message], options: dict[str, Any]) -> Sample:
+    def sample(self, messages: list[Message], options: dict[str, Any], key: str | None = None) -> Sample:
         params = sampling_params(messages, options)
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            sample = read_sample(self.input([("sample", "sampling/createMessage", params)], "asks the client's model")[0])
+            sample = read_sample(self.input([("sample", key, "sampling/createMessage", params)], "asks the client's model")[0])
             if sample is not None:
                 return sample
         raise TalkError(f"The client's answers to {self._tool}'s sampling request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
 
-    def roots(self) -> list[Root]:
+    def roots(self, key: str | None = None) -> list[Root]:
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            roots = read_roots(self.input([("roots", "roots/list", {})], "asks the client for its roots")[0])
+            roots = read_roots(self.input([("roots", key, "roots/list", {})], "asks the client for its roots")[0])
             if roots is not None:
                 return roots
         raise TalkError(f"The client's answers to {self._tool}'s roots request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rata import App, Ctx, Field, Mcp, command
+from rata import App, Ctx, Field, Mcp, Question, command
 from rata.dispatch import CommandRequest, Origin
 from rata.mcp import wire
 from rata.mcp.forms import form_of
@@ -587,3 +587,93 @@ def test_answers_too_large_to_carry_are_a_clear_error(tmp_path: Path):
         )
     assert third["error"]["code"] == wire.INTERNAL_ERROR
     assert "ask fewer or shorter questions in one call" in third["error"]["message"]
+
+
+# --- keys, answers sent without a state, what the client can --------------------------------------
+
+
+@dataclasses.dataclass
+class Name:
+    name: str
+
+
+def named_app(tmp_path: Path) -> App:
+    @command(can="p.run")
+    def greet(ctx: Ctx) -> str:
+        answer = ctx.ask(Name, "What is your name?", key="user_name")
+        return f"Hello, {answer.value.name}!" if answer.accepted else "Hello, stranger!"
+
+    @command(can="p.run")
+    def whatever(ctx: Ctx) -> list[str]:
+        """Ask only what the client can answer."""
+        asked = []
+        if ctx.client_can("ask"):
+            asked.append(ctx.ask(Name, "Name?").action)
+        if ctx.client_can("sample"):
+            asked.append(ctx.sample("Hi", max_tokens=5, key="greeting").text or "")
+        if ctx.client_can("roots"):
+            asked.append(str(len(ctx.roots(key="client_roots"))))
+        return asked
+
+    @command(can="p.run")
+    def twice(ctx: Ctx) -> str:
+        ctx.ask_all(Question(Name, "A?", key="same"), Question(Name, "B?", key="same"))
+        return "unreachable"
+
+    made = App("named", identifier="com.example.named").commands(greet, whatever, twice).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "named"
+    return made
+
+
+ALICE = {"action": "accept", "content": {"name": "Alice"}}
+
+
+def test_a_question_may_name_its_key(tmp_path: Path):
+    with AgentClient(named_app(tmp_path)) as agent:
+        asked = agent.request("tools/call", {"name": "greet", "arguments": {}})
+        assert list(asked["inputRequests"]) == ["user_name"]
+        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": {"user_name": ALICE}, "requestState": asked["requestState"]})
+    assert done["content"][0]["text"] == '"Hello, Alice!"'
+
+
+def test_answers_sent_before_any_question_are_taken_and_extra_keys_ignored(tmp_path: Path):
+    extra = {"user_name": ALICE, "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}}}
+    with AgentClient(named_app(tmp_path)) as agent:
+        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": extra})
+        assert done["content"][0]["text"] == '"Hello, Alice!"'
+        for wrong in ({"user_name": 12345}, {"wrong_key": ALICE}, {"user_name": {"action": "accept", "content": {"name": 5}}}):
+            again = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": wrong})
+            assert again["resultType"] == "input_required" and list(again["inputRequests"]) == ["user_name"]
+        assert agent.request_raw("tools/call", {"name": "greet", "arguments": {}, "inputResponses": None})["result"]["resultType"] == "input_required"
+
+
+def test_a_confirmation_is_never_taken_without_its_state(app):
+    with AgentClient(app) as agent:
+        asked = agent.request("tools/call", {"name": "remove", "arguments": {"city": "Oslo"}, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}}})
+    assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == ["confirm"]
+
+
+def test_a_command_asks_only_what_the_client_can_answer(tmp_path: Path):
+    with AgentClient(named_app(tmp_path), elicitation=False, sampling=sampled) as agent:
+        asked = agent.request("tools/call", {"name": "whatever", "arguments": {}})
+        assert [request["method"] for request in asked["inputRequests"].values()] == ["sampling/createMessage"]
+        assert list(asked["inputRequests"]) == ["greeting"]
+        assert agent.call("whatever").data == ["2 chars"]
+    with AgentClient(named_app(tmp_path), era="legacy", roots=[]) as agent:
+        assert agent.call("whatever", answers=["cancel"]).data == {"result": ["cancel", "0"]}
+    no_client = Ctx(named_app(tmp_path), CommandRequest("whatever", {}, Origin.frontend()), None)  # type: ignore[arg-type]
+    assert [no_client.client_can(what) for what in ("ask", "sample", "roots")] == [False, False, False]
+    with pytest.raises(ValueError, match="ask, sample, roots"):
+        no_client.client_can("elicit")
+
+
+def test_two_questions_of_a_round_under_one_key_are_refused(tmp_path: Path):
+    with AgentClient(named_app(tmp_path)) as agent:
+        result = agent.call("twice")
+    assert result.is_error and "twice asked two questions under one key in one round: ['same', 'same']" in result.text
+
+
+@pytest.mark.parametrize("key", ["confirm", "", "x" * 101, "tab\there", 5])
+def test_a_key_rata_cannot_use_is_refused(key):
+    with pytest.raises(ValueError, match="key"):
+        Question(Name, "?", key=key)

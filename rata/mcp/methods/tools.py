@@ -148,7 +148,7 @@ def _confirm(ctx: ToolHost, call: Call, channel: McpChannel, spec: CommandSpec, 
             "Ask the user to do this in the app, or use a client that supports elicitation."
         )
     message = confirmation_message(ctx, call, spec, arguments, kwargs)
-    question = [("confirm", "elicitation/create", confirm.elicitation(message))]
+    question = [("confirm", confirm.INPUT_KEY, "elicitation/create", confirm.elicitation(message))]
     try:
         while True:
             verdict = confirm.accepted(channel.input(question, "needs the user's confirmation")[0])
