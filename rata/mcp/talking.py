@@ -5,8 +5,9 @@ uses it (`rata.talk`).
 
 - **Progress** (`McpChannel.progress`): ``notifications/progress`` with the request's
   ``_meta.progressToken``, only when the client gave one; ``progress`` only grows; at most one
-  report per `PROGRESS_INTERVAL` (the latest one held back is sent before the result); nothing
-  after the result, nor for a cancelled call.
+  report per `PROGRESS_INTERVAL` (the latest one held back is sent when the interval is over, on
+  a timer, or before the result, whichever comes first); nothing after the result, nor for a
+  cancelled call.
 - **Logs** (`McpChannel.log`): what the command logs through the app's logger while the call
   runs also goes to the client as ``notifications/message``, at or above the level the client
   asked for: ``logging/setLevel`` (2025 era, for the session) or the request's
@@ -100,13 +101,14 @@ _UNREAD: Any = object()
 class _Live:
     """What a channel keeps once its command uses it (made on first use: most calls never talk back)."""
 
-    __slots__ = ("lock", "token", "last", "held", "sent_at", "threshold", "logged", "recorded", "next", "checked", "loose")
+    __slots__ = ("lock", "token", "last", "held", "timer", "sent_at", "threshold", "logged", "recorded", "next", "checked", "loose")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.token: Any = _UNREAD
         self.last: float | None = None
         self.held: dict[str, Any] | None = None
+        self.timer: threading.Timer | None = None  # sends the held report once the interval is over
         self.sent_at = -math.inf
         self.threshold: int | None = None
         self.logged = 0
@@ -166,6 +168,8 @@ class McpChannel:
             held, live.held = live.held, None
             if held is not None:
                 self._notify("notifications/progress", held)
+            if live.timer is not None:
+                live.timer.cancel()
             if live.logged > MAX_LOG_MESSAGES:
                 left_out = live.logged - MAX_LOG_MESSAGES
                 said = f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"
@@ -203,8 +207,25 @@ class McpChannel:
                 live.held = None
                 live.sent_at = now
                 self._notify("notifications/progress", report)
-            else:
-                live.held = report
+                return
+            live.held = report
+            if live.timer is None:  # the held report goes out when the interval is over, even if no other comes
+                timer = live.timer = threading.Timer(live.sent_at + PROGRESS_INTERVAL - now, self._send_held)
+                timer.daemon = True
+                try:
+                    timer.start()
+                except RuntimeError:  # no thread to be had: the held report waits for the next one, or the result
+                    live.timer = None
+
+    def _send_held(self) -> None:
+        live = self._live
+        assert live is not None
+        with live.lock:
+            live.timer = None
+            held, live.held = live.held, None
+            if held is not None and not self._closed:
+                live.sent_at = time.monotonic()
+                self._notify("notifications/progress", held)
 
     # --- logs ---
 

@@ -677,3 +677,31 @@ def test_two_questions_of_a_round_under_one_key_are_refused(tmp_path: Path):
 def test_a_key_rata_cannot_use_is_refused(key):
     with pytest.raises(ValueError, match="key"):
         Question(Name, "?", key=key)
+
+
+def test_a_held_report_goes_out_when_the_interval_is_over_without_waiting_for_the_next(tmp_path: Path):
+    heard = threading.Event()
+
+    @command(can="p.run")
+    def slow(ctx: Ctx) -> str:
+        ctx.progress(1, 3)
+        ctx.progress(2, 3)  # held: too soon after the first
+        heard.wait(2)  # the test sees it arrive while the command still runs
+        return "done"
+
+    made = App("slow", identifier="com.example.slow").commands(slow).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "slow"
+    with AgentClient(made) as agent:
+        original = agent._on_bytes
+
+        def on_bytes(data: bytes) -> None:
+            original(data)
+            if b'"progress":2' in data.replace(b" ", b""):
+                heard.set()
+
+        agent._on_bytes = on_bytes
+        agent._server._send_bytes = on_bytes
+        started = time.monotonic()
+        result = agent.call("slow", progress=True)
+    assert heard.is_set() and time.monotonic() - started < 1.5
+    assert [r["progress"] for r in result.progress] == [1, 2]
