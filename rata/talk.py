@@ -101,6 +101,26 @@ class Format:
         return f"Format({self.name!r})"
 
 
+class Titles:
+    """The titles the user sees for the choices of a form field: ``Annotated[Literal["sm", "lg"], Titles({"sm": "Small", "lg": "Large"})]``.
+
+    On a `Literal` or `Enum` field, or a list of one (several choices). The form then offers
+    ``oneOf`` (``anyOf`` in a list) with ``const`` and ``title``; `legacy` writes the deprecated
+    ``enum`` and ``enumNames`` instead, for clients that know only that. Without `Titles`, a
+    `Literal` is offered untitled and an `Enum` with its members' names as titles."""
+
+    __slots__ = ("titles", "legacy")
+
+    def __init__(self, titles: dict[str, str], *, legacy: bool = False) -> None:
+        if not isinstance(titles, dict) or not titles or not all(isinstance(k, str) and isinstance(v, str) for k, v in titles.items()):
+            raise ValueError("Titles takes a non-empty dict of each choice's value to its title, both strings")
+        self.titles = dict(titles)
+        self.legacy = legacy
+
+    def __repr__(self) -> str:
+        return f"Titles({self.titles!r}{', legacy=True' if self.legacy else ''})"
+
+
 class Message:
     """One message of a prompt for the client's model (`Ctx.sample`): text, or an image (its bytes and MIME type)."""
 

@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from rata.convert import Invalid, Mismatch, from_json, to_json
-from rata.talk import Format, TalkError
+from rata.talk import Format, TalkError, Titles
 from rata.typemodel import Analyzer, AnnotatedNode, EnumNode, Field, ListNode, LiteralNode, Node, ObjectNode, Scalar, Special, UnionNode
 
 MAX_FIELDS = 50
@@ -68,11 +68,12 @@ def _read(cls: Any) -> Form:
         raise TalkError(f"{where} is not a dataclass, TypedDict or NamedTuple.", hint="Declare the form as a dataclass whose fields are the questions.")
     if len(node.fields) > MAX_FIELDS:
         raise TalkError(f"{where} has {len(node.fields)} fields; a form holds at most {MAX_FIELDS}.", hint="Split it into several questions.")
-    formats = _formats(cls)
+    markers = _markers(cls)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for field in node.fields:
-        prop = _property(field.node, f"{name}.{field.name}", formats.get(field.name))
+        fmt, titles = markers.get(field.name, (None, None))
+        prop = _property(field.node, f"{name}.{field.name}", fmt, titles)
         prop = {"title": field.name.replace("_", " ").capitalize(), **prop}
         if field.description and "description" not in prop:
             prop["description"] = field.description
@@ -96,23 +97,25 @@ def _missing(value: Any) -> bool:
     return value is dataclasses.MISSING
 
 
-def _formats(cls: type) -> dict[str, str]:
-    """The fields annotated ``Annotated[str, Format("email")]``: the type model keeps no format of its own."""
+def _markers(cls: type) -> dict[str, tuple[str | None, Titles | None]]:
+    """The `Format` and `Titles` of each field that has them (``Annotated[str, Format("email")]``): the type model keeps neither."""
     import typing
 
     try:
         hints = typing.get_type_hints(cls, include_extras=True)
-    except Exception:  # noqa: BLE001 - the type model already read these hints; a failure here means no formats
+    except Exception:  # noqa: BLE001 - the type model already read these hints; a failure here means no markers
         return {}
     found = {}
     for key, hint in hints.items():
-        for extra in getattr(hint, "__metadata__", ()):
-            if isinstance(extra, Format):
-                found[key] = extra.name
+        extras = getattr(hint, "__metadata__", ())
+        fmt = next((extra.name for extra in extras if isinstance(extra, Format)), None)
+        titles = next((extra for extra in extras if isinstance(extra, Titles)), None)
+        if fmt is not None or titles is not None:
+            found[key] = (fmt, titles)
     return found
 
 
-def _property(node: Node, where: str, fmt: str | None) -> dict[str, Any]:  # noqa: C901 - one branch per field kind
+def _property(node: Node, where: str, fmt: str | None, titles: Titles | None) -> dict[str, Any]:  # noqa: C901 - one branch per field kind
     constraints = Field()
     if isinstance(node, UnionNode):  # `T | None = None`: an optional field
         options = [option for option in node.options if not _is_null(option)]
@@ -123,6 +126,10 @@ def _property(node: Node, where: str, fmt: str | None) -> dict[str, Any]:  # noq
     if constraints.pattern is not None or constraints.gt is not None or constraints.lt is not None or constraints.multiple_of is not None:
         raise _refused(where, "a pattern, an exclusive bound or a multiple_of constraint", "MCP forms have only min/max length and minimum/maximum")
     prop: dict[str, Any] = {}
+    single = _choices(node, titles, where)
+    several = _choices(node.item, titles, where) if isinstance(node, ListNode) else None
+    if titles is not None and single is None and several is None:
+        raise _refused(where, "Titles on a field that is not a choice", "Titles go on a Literal or Enum of strings, or a list of one")
     if isinstance(node, Scalar) and node.kind == "string":
         prop = {"type": "string"}
         if fmt is not None:
@@ -138,12 +145,10 @@ def _property(node: Node, where: str, fmt: str | None) -> dict[str, Any]:  # noq
             prop["maximum"] = constraints.le
     elif isinstance(node, Scalar) and node.kind == "boolean":
         prop = {"type": "boolean"}
-    elif _choices(node) is not None:
-        prop = {"type": "string", **_choices(node)}  # type: ignore[dict-item]
-    elif isinstance(node, ListNode) and _choices(node.item) is not None:
-        choices = _choices(node.item)
-        assert choices is not None
-        items = {"type": "string", "enum": choices["enum"]} if "enum" in choices else {"anyOf": choices["oneOf"]}
+    elif single is not None:
+        prop = {"type": "string", **single}
+    elif several is not None:
+        items = {"anyOf": several["oneOf"]} if "oneOf" in several else {"type": "string", **several}
         prop = {"type": "array", "items": items}
         _lengths(prop, constraints, "minItems", "maxItems")
     else:
@@ -164,15 +169,28 @@ def _lengths(prop: dict[str, Any], field: Field, low: str, high: str) -> None:
         prop[high] = field.max_length
 
 
-def _choices(node: Node) -> dict[str, Any] | None:
-    """``{"enum": [...]}`` for a Literal of strings, ``{"oneOf": [{"const", "title"}]}`` for an Enum of strings; else None."""
+def _choices(node: Node, titles: Titles | None, where: str = "") -> dict[str, Any] | None:
+    """The choices of a Literal or Enum of strings: ``{"enum": [...]}`` untitled, ``{"oneOf": [{"const", "title"}]}``
+    titled (an Enum's member names, or `Titles`), ``{"enum", "enumNames"}`` for legacy `Titles`; None for anything else."""
     if isinstance(node, LiteralNode) and all(type(value) is str for value in node.values) and 0 < len(node.values) <= MAX_CHOICES:
-        return {"enum": list(node.values)}
-    if isinstance(node, EnumNode):
-        values = node.values
-        if all(isinstance(value, str) for value in values) and 0 < len(values) <= MAX_CHOICES:
-            return {"oneOf": [{"const": member.value, "title": member.name.replace("_", " ").capitalize()} for member in node.cls]}
-    return None
+        values = list(node.values)
+        named = {value: value for value in values} if titles is None else None
+    elif isinstance(node, EnumNode) and all(isinstance(value, str) for value in node.values) and 0 < len(node.values) <= MAX_CHOICES:
+        values = list(node.values)
+        named = {member.value: member.name.replace("_", " ").capitalize() for member in node.cls}
+    else:
+        return None
+    if titles is not None:
+        missing = [value for value in values if value not in titles.titles]
+        if missing:
+            raise _refused(where, f"Titles without a title for {missing}", "give each choice a title")
+        named = {value: titles.titles[value] for value in values}
+    elif isinstance(node, LiteralNode):
+        return {"enum": values}
+    assert named is not None
+    if titles is not None and titles.legacy:
+        return {"enum": values, "enumNames": [named[value] for value in values]}
+    return {"oneOf": [{"const": value, "title": named[value]} for value in values]}
 
 
 def _kind(node: Node) -> str:

@@ -20,7 +20,7 @@ from rata.dispatch import CommandRequest, Origin
 from rata.mcp import wire
 from rata.mcp.forms import form_of
 from rata.mcp.talking import MAX_LOG_MESSAGES, PROGRESS_INTERVAL, read_answer, read_roots, read_sample
-from rata.talk import Answer, Format, TalkError
+from rata.talk import Answer, Format, TalkError, Titles
 from rata.testing import AgentClient, InputRequested
 from tests.mcp.talkers import app as talkers
 
@@ -705,3 +705,64 @@ def test_a_held_report_goes_out_when_the_interval_is_over_without_waiting_for_th
         result = agent.call("slow", progress=True)
     assert heard.is_set() and time.monotonic() - started < 1.5
     assert [r["progress"] for r in result.progress] == [1, 2]
+
+
+@dataclasses.dataclass
+class Enums:
+    """The five kinds of choice MCP forms have (SEP-1330)."""
+
+    untitled_single: Literal["option1", "option2", "option3"]
+    titled_single: Annotated[Literal["value1", "value2"], Titles({"value1": "First Option", "value2": "Second Option"})]
+    legacy_enum: Annotated[Literal["opt1", "opt2"], Titles({"opt1": "Option One", "opt2": "Option Two"}, legacy=True)]
+    untitled_multi: list[Literal["option1", "option2"]]
+    titled_multi: Annotated[list[Literal["value1", "value2"]], Titles({"value1": "First Choice", "value2": "Second Choice"}), Field(min_length=1)]
+
+
+@dataclasses.dataclass
+class Defaults:
+    """A default for each primitive kind (SEP-1034)."""
+
+    name: str = "John Doe"
+    age: int = 30
+    score: float = 95.5
+    status: Literal["active", "inactive", "pending"] = "active"
+    verified: bool = True
+
+
+def test_every_kind_of_choice_and_every_default_mcp_forms_have():
+    assert form_of(Enums).schema["properties"] == {
+        "untitled_single": {"title": "Untitled single", "type": "string", "enum": ["option1", "option2", "option3"]},
+        "titled_single": {"title": "Titled single", "type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}]},
+        "legacy_enum": {"title": "Legacy enum", "type": "string", "enum": ["opt1", "opt2"], "enumNames": ["Option One", "Option Two"]},
+        "untitled_multi": {"title": "Untitled multi", "type": "array", "items": {"type": "string", "enum": ["option1", "option2"]}},
+        "titled_multi": {
+            "title": "Titled multi",
+            "type": "array",
+            "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}]},
+            "minItems": 1,
+        },
+    }
+    answer = {"untitled_single": "option1", "titled_single": "value1", "legacy_enum": "opt1", "untitled_multi": ["option1", "option2"], "titled_multi": ["value2"]}
+    assert read_answer(form_of(Enums), {"action": "accept", "content": answer}) == Answer("accept", Enums(**answer))
+    assert read_answer(form_of(Enums), {"action": "accept", "content": {**answer, "titled_multi": []}}) is None
+    assert {name: prop["default"] for name, prop in form_of(Defaults).schema["properties"].items()} == {
+        "name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": True,
+    }  # fmt: skip
+    assert "required" not in form_of(Defaults).schema
+
+
+@dataclasses.dataclass
+class BadTitles:
+    size: Annotated[str, Titles({"s": "Small"})]
+
+
+@dataclasses.dataclass
+class MissingTitle:
+    size: Annotated[Literal["s", "l"], Titles({"s": "Small"})]
+
+
+def test_titles_must_sit_on_a_choice_and_name_every_value():
+    with pytest.raises(TalkError, match="BadTitles.size: an MCP form cannot hold Titles on a field that is not a choice"):
+        form_of(BadTitles)
+    with pytest.raises(TalkError, match=r"MissingTitle.size: an MCP form cannot hold Titles without a title for \['l'\]"):
+        form_of(MissingTitle)
