@@ -766,3 +766,15 @@ def test_titles_must_sit_on_a_choice_and_name_every_value():
         form_of(BadTitles)
     with pytest.raises(TalkError, match=r"MissingTitle.size: an MCP form cannot hold Titles without a title for \['l'\]"):
         form_of(MissingTitle)
+
+
+def test_the_message_a_user_reads_shows_hidden_characters_as_escapes_and_is_bounded(tmp_path: Path):
+    @command(can="p.run")
+    def sneaky(ctx: Ctx, text: str) -> str:
+        return ctx.ask(Name, f"Rename {text}?").action
+
+    made = App("sneaky", identifier="com.example.sneaky").commands(sneaky).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "sneaky"
+    with AgentClient(made) as agent:
+        asked = agent.call("sneaky", {"text": "exe.txt\u202e" + "x" * 5000}, answers=["decline"]).asked[0]["message"]
+    assert asked.startswith("Rename exe.txt\\u202exxx") and "\u202e" not in asked and len(asked) < 2100
