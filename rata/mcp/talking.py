@@ -160,9 +160,9 @@ class McpChannel:
         """The call is over: the report held back goes out now, and nothing more is sent for this call."""
         if self._hearing and getattr(_current, "channel", None) is self:
             _current.channel = None
+        self._closed = True  # first: a report from a thread the command left running either sees it or is sent before this returns
         live = self._live
         if live is None:
-            self._closed = True
             return
         with live.lock:
             held, live.held = live.held, None
@@ -174,7 +174,6 @@ class McpChannel:
                 left_out = live.logged - MAX_LOG_MESSAGES
                 said = f"{left_out} more log messages of this call are only in the log file (at most {MAX_LOG_MESSAGES} are sent)"
                 self._notify("notifications/message", {"level": "warning", "logger": "rata", "data": {"message": said}})
-            self._closed = True
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if not self._call.cancelled:  # a cancelled request hears nothing more
