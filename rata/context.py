@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rata.events import Events
     from rata.folder import AppFolder
     from rata.live import LiveRegistry
-    from rata.talk import Answer, Channel, Message, Question, Root, Sample
+    from rata.talk import Answer, Message, Question, Root, RootsRequest, Sample, SampleRequest
 
     T = TypeVar("T")
 
@@ -95,16 +95,14 @@ class Ctx:
         caller cannot be asked."""
         from rata.talk import Question
 
-        return self.ask_all(Question(form, message, key=key))[0]
+        return self._gather("ctx.ask", (Question(form, message, key=key),))[0]
 
-    def ask_all(self, *questions: Question[Any]) -> list[Answer[Any]]:
-        """Ask several questions in one round (one wait for the user); the answers come in the same order."""
-        from rata.talk import Question
+    def ask_all(self, *items: Question[Any] | SampleRequest | RootsRequest) -> list[Any]:
+        """Ask several things in one round (one wait for the user): questions (`Question`), requests for
+        the client's model (`rata.talk.SampleRequest`) and for its roots (`rata.talk.RootsRequest`).
 
-        for question in questions:
-            if not isinstance(question, Question):
-                raise TypeError(f"ask_all takes Question(form, message) values, not {type(question).__name__}")
-        return self._channel("ctx.ask").ask(list(questions))
+        The answers come in the same order: an `Answer`, a `rata.talk.Sample`, a list of `rata.talk.Root`."""
+        return self._gather("ctx.ask_all", items)
 
     def sample(
         self,
@@ -126,19 +124,31 @@ class Ctx:
         (``"claude-sonnet"``), `cost`, `speed` and `intelligence` priorities from 0 to 1.
         Returns a `rata.talk.Sample`. Raises `rata.talk.TalkError` when the client cannot sample.
         `key` names the request in ``inputRequests`` (2026-07-28)."""
-        from rata.talk import Message, check_key
+        from rata.talk import SampleRequest
 
-        messages = [Message(prompt)] if isinstance(prompt, str) else [prompt] if isinstance(prompt, Message) else list(prompt)
-        options = {"max_tokens": max_tokens, "system": system, "models": models, "cost": cost, "speed": speed,
-                   "intelligence": intelligence, "temperature": temperature, "stop": stop}  # fmt: skip
-        return self._channel("ctx.sample").sample(messages, options, check_key(key))
+        request = SampleRequest(prompt, max_tokens=max_tokens, system=system, models=models, cost=cost, speed=speed,
+                                intelligence=intelligence, temperature=temperature, stop=stop, key=key)  # fmt: skip
+        return self._gather("ctx.sample", (request,))[0]
 
     def roots(self, *, key: str | None = None) -> list[Root]:
         """The roots (folders) the MCP client shares. Raises `rata.talk.TalkError` when it shares none.
         `key` names the request in ``inputRequests`` (2026-07-28)."""
-        from rata.talk import check_key
+        from rata.talk import RootsRequest
 
-        return self._channel("ctx.roots").roots(check_key(key))
+        return self._gather("ctx.roots", (RootsRequest(key=key),))[0]
+
+    def _gather(self, what: str, items: tuple[Any, ...]) -> list[Any]:
+        from rata.talk import Question, RootsRequest, SampleRequest
+
+        for item in items:
+            if not isinstance(item, (Question, SampleRequest, RootsRequest)):
+                raise TypeError(f"{what} takes Question, SampleRequest and RootsRequest values, not {type(item).__name__}")
+        channel = self.request.channel
+        if channel is None:
+            from rata.talk import no_channel
+
+            raise no_channel(what, self.request.origin)
+        return channel.gather(list(items))
 
     def client_can(self, what: str) -> bool:
         """Whether this call's client can be asked: ``"ask"`` (the user, a form), ``"sample"`` (its model), ``"roots"``.
@@ -151,11 +161,3 @@ class Ctx:
             raise ValueError(f"ctx.client_can takes one of {', '.join(CAPABILITIES)}, not {what!r}")
         channel = self.request.channel
         return channel is not None and channel.can(what)
-
-    def _channel(self, what: str) -> Channel:
-        channel = self.request.channel
-        if channel is None:
-            from rata.talk import no_channel
-
-            raise no_channel(what, self.request.origin)
-        return channel

@@ -143,6 +143,48 @@ class Message:
         return f"Message({shown}, role={self.role!r})"
 
 
+class SampleRequest:
+    """A request for the client's model, to put in one round with other questions (`Ctx.ask_all`).
+
+    It takes what `Ctx.sample` takes; its answer in the round is a `Sample`."""
+
+    __slots__ = ("messages", "options", "key")
+
+    def __init__(
+        self,
+        prompt: str | Message | list[Message],
+        *,
+        max_tokens: int,
+        system: str | None = None,
+        models: list[str] | None = None,
+        cost: float | None = None,
+        speed: float | None = None,
+        intelligence: float | None = None,
+        temperature: float | None = None,
+        stop: list[str] | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.messages = [Message(prompt)] if isinstance(prompt, str) else [prompt] if isinstance(prompt, Message) else list(prompt)
+        self.options = {"max_tokens": max_tokens, "system": system, "models": models, "cost": cost, "speed": speed,
+                        "intelligence": intelligence, "temperature": temperature, "stop": stop}  # fmt: skip
+        self.key = check_key(key)
+
+    def __repr__(self) -> str:
+        return f"SampleRequest({self.messages!r}, max_tokens={self.options['max_tokens']!r})"
+
+
+class RootsRequest:
+    """A request for the client's roots, to put in one round with other questions (`Ctx.ask_all`); its answer is a list of `Root`."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, *, key: str | None = None) -> None:
+        self.key = check_key(key)
+
+    def __repr__(self) -> str:
+        return "RootsRequest()"
+
+
 class Sample:
     """What the client's model answered (`Ctx.sample`): `text` (None when it answered with something else),
     `model` (the name the client gives), `stop_reason` (``"endTurn"``, ``"maxTokens"``, ...; None if not given)
@@ -201,11 +243,7 @@ class Channel(Protocol):
 
     def progress(self, done: float, total: float | None, message: str | None) -> None: ...
 
-    def ask(self, questions: list[Question[Any]]) -> list[Answer[Any]]: ...
-
-    def sample(self, messages: list[Message], options: dict[str, Any], key: str | None) -> Sample: ...
-
-    def roots(self, key: str | None) -> list[Root]: ...
+    def gather(self, items: list[Question[Any] | SampleRequest | RootsRequest]) -> list[Any]: ...
 
     def can(self, what: str) -> bool: ...
 

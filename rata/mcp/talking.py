@@ -35,11 +35,12 @@ from typing import Any, Protocol
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
-from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, Sample, TalkError
+from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, RootsRequest, Sample, SampleRequest, TalkError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     import logging
+    from collections.abc import Callable
 
     from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
@@ -64,6 +65,8 @@ LEVEL_NUMBERS = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 
 """The syslog levels of MCP, ordered, on Python's scale (notice between INFO and WARNING; alert and emergency above CRITICAL)."""
 _LEVEL_ORDER = {name: index for index, name in enumerate(LEVEL_NUMBERS)}
 CAPABILITIES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+PURPOSES = {"elicitation": "asks the user a question", "sampling": "asks the client's model", "roots": "asks the client for its roots"}
+"""What a command that asks for each capability does, in the error a client without it gets."""
 
 _current = threading.local()
 """The channel whose call runs on this thread and wants logs (`McpChannel.open`), for `_ToClient`."""
@@ -268,12 +271,12 @@ class McpChannel:
             answers = answers + fresh
         live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
-    def input(self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str) -> list[dict[str, Any]]:
+    def input(self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None) -> list[dict[str, Any]]:
         """The client's answers to these requests (key prefix, key or None, method, params), asked in one round.
 
         A request's key in ``inputRequests`` is the one given, else the prefix and the request's
-        place in the call (``ask-0``). `purpose` says what the command does, for the errors:
-        "needs the user's confirmation"."""
+        place in the call (``ask-0``). `purpose` says what the command does, for the errors
+        ("needs the user's confirmation"; by default what each request asks, `PURPOSES`)."""
         self.begin()
         live = self._state()
         recorded = live.recorded
@@ -309,20 +312,21 @@ class McpChannel:
         recorded.extend(answers)
         return answers
 
-    def _require(self, capabilities: set[str], purpose: str) -> None:
+    def _require(self, capabilities: set[str], purpose: str | None) -> None:
         for capability in sorted(capabilities):
             if self._has(capability):
                 continue
+            does = purpose if purpose is not None else PURPOSES[capability]
             if self._call.era == "modern":
                 raise _Refused(McpError(
                     wire.MISSING_CAPABILITY,
-                    f"{self._tool} {purpose}, which requires the {capability} capability",
+                    f"{self._tool} {does}, which requires the {capability} capability",
                     {"requiredCapabilities": {capability: {}}},
                 ))  # fmt: skip
             version = self._call.version
             lacks = capability == "elicitation" and "elicitation" not in version.features
             why = f"protocol version {version.name} has no elicitation" if lacks else f"it did not declare the {capability} capability"
-            raise TalkError(f"{self._tool} {purpose}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
+            raise TalkError(f"{self._tool} {does}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
 
     def can(self, what: str) -> bool:
         """Whether the client can answer ``"ask"``, ``"sample"`` or ``"roots"`` (`Ctx.client_can`)."""
@@ -347,45 +351,42 @@ class McpChannel:
 
     # --- what Ctx asks for (rata.talk.Channel) ---
 
-    def ask(self, questions: list[Question[Any]]) -> list[Answer[Any]]:
+    def gather(self, items: list[Question[Any] | SampleRequest | RootsRequest]) -> list[Any]:
+        """The answers to `items`, asked in one round: an `Answer` for a question, a `Sample`, a list of `Root`.
+
+        An answer that does not fit what was asked (a form's fields, a sampling or roots
+        result's shape) is asked again: in the next round in 2026-07-28, up to `MAX_ATTEMPTS`
+        times in the 2025 era."""
+        from functools import partial
+
         from rata.mcp.forms import form_of
 
-        forms = [form_of(question.form) for question in questions]
-        params = [
-            {"mode": "form", "message": _message(question.message, MAX_QUESTION_CHARS), "requestedSchema": form.schema}
-            for question, form in zip(questions, forms, strict=True)
-        ]
-        answers: list[Answer[Any] | None] = [None] * len(questions)
-        waiting = list(range(len(questions)))
+        asks: list[tuple[str, str | None, str, dict[str, Any], Callable[[object], Any]]] = []
+        for item in items:
+            if isinstance(item, Question):
+                form = form_of(item.form)
+                params = {"mode": "form", "message": _message(item.message, MAX_QUESTION_CHARS), "requestedSchema": form.schema}
+                asks.append(("ask", item.key, "elicitation/create", params, partial(read_answer, form)))
+            elif isinstance(item, SampleRequest):
+                asks.append(("sample", item.key, "sampling/createMessage", sampling_params(item.messages, item.options), read_sample))
+            else:
+                asks.append(("roots", item.key, "roots/list", {}, read_roots))
+        results: list[Any] = [None] * len(asks)
+        waiting = list(range(len(asks)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            raws = self.input([("ask", questions[i].key, "elicitation/create", params[i]) for i in waiting], "asks the user a question")
+            raws = self.input([asks[i][:4] for i in waiting])  # type: ignore[misc]
             still = []
             for i, raw in zip(waiting, raws, strict=True):
-                answer = read_answer(forms[i], raw)
-                if answer is None:
+                value = asks[i][4](raw)
+                if value is None:
                     still.append(i)
                 else:
-                    answers[i] = answer
+                    results[i] = value
             if not still:
-                return answers  # type: ignore[return-value]
+                return results
             waiting = still
-        raise TalkError(f"The client's answers to {self._tool}'s question did not fit its form {MAX_ATTEMPTS} times.", hint="Call the tool again.")
-
-    def sample(self, messages: list[Message], options: dict[str, Any], key: str | None = None) -> Sample:
-        params = sampling_params(messages, options)
-        for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            sample = read_sample(self.input([("sample", key, "sampling/createMessage", params)], "asks the client's model")[0])
-            if sample is not None:
-                return sample
-        raise TalkError(f"The client's answers to {self._tool}'s sampling request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
-
-    def roots(self, key: str | None = None) -> list[Root]:
-        for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            roots = read_roots(self.input([("roots", key, "roots/list", {})], "asks the client for its roots")[0])
-            if roots is not None:
-                return roots
-        raise TalkError(f"The client's answers to {self._tool}'s roots request were malformed {MAX_ATTEMPTS} times.", hint="Call the tool again.")
-
+        hint = "Call the tool again."
+        raise TalkError(f"The client's answers to {self._tool}'s questions did not fit what was asked {MAX_ATTEMPTS} times.", hint=hint)
 
 
 # --- what the client sends back: parsed strictly, None when it does not fit (then asked again) ---

@@ -20,7 +20,7 @@ from rata.dispatch import CommandRequest, Origin
 from rata.mcp import wire
 from rata.mcp.forms import form_of
 from rata.mcp.talking import MAX_LOG_MESSAGES, PROGRESS_INTERVAL, read_answer, read_roots, read_sample
-from rata.talk import Answer, Format, TalkError, Titles
+from rata.talk import Answer, Format, RootsRequest, SampleRequest, TalkError, Titles
 from rata.testing import AgentClient, InputRequested
 from tests.mcp.talkers import app as talkers
 
@@ -267,7 +267,7 @@ def test_an_answer_that_does_not_fit_the_form_is_asked_again(app, era, wrong):
 def test_a_legacy_client_that_keeps_answering_wrong_gets_an_error_after_three_tries(app):
     with AgentClient(app, era="legacy") as agent:
         result = agent.call("book", {"city": "Oslo"}, answers=[{"seat": "roof"}] * 3)
-        assert result.is_error and "did not fit its form 3 times" in result.text
+        assert result.is_error and "did not fit what was asked 3 times" in result.text
         assert bookings(agent) == []
 
 
@@ -778,3 +778,50 @@ def test_the_message_a_user_reads_shows_hidden_characters_as_escapes_and_is_boun
     with AgentClient(made) as agent:
         asked = agent.call("sneaky", {"text": "exe.txt\u202e" + "x" * 5000}, answers=["decline"]).asked[0]["message"]
     assert asked.startswith("Rename exe.txt\\u202exxx") and "\u202e" not in asked and len(asked) < 2100
+
+
+def mixed_app(tmp_path: Path) -> App:
+    @command(can="p.run")
+    def everything(ctx: Ctx) -> str:
+        """A question, the client's model and its roots, in one round."""
+        name, greeting, roots = ctx.ask_all(
+            Question(Name, "What is your name?", key="user_name"),
+            SampleRequest("Generate a greeting", max_tokens=50, key="greeting"),
+            RootsRequest(key="client_roots"),
+        )
+        return f"{greeting.text}, {name.value.name}, in {[root.uri for root in roots]}"
+
+    made = App("mixed", identifier="com.example.mixed").commands(everything).mcp(Mcp().allow_abilities(["p.run"]))
+    made.folder = tmp_path / "mixed"
+    return made
+
+
+def test_a_question_a_sampling_and_a_roots_request_in_one_round(tmp_path: Path, era):
+    model = lambda params: {"role": "assistant", "content": {"type": "text", "text": "Hello there"}, "model": "m"}  # noqa: E731
+    with AgentClient(mixed_app(tmp_path), era=era, sampling=model, roots=[{"uri": "file:///srv", "name": "srv"}]) as agent:
+        if era == "modern":
+            first = agent.request("tools/call", {"name": "everything", "arguments": {}})
+            assert {key: request["method"] for key, request in first["inputRequests"].items()} == {
+                "user_name": "elicitation/create", "greeting": "sampling/createMessage", "client_roots": "roots/list",
+            }  # fmt: skip
+            assert first["inputRequests"]["client_roots"] == {"method": "roots/list", "params": {}}
+        result = agent.call("everything", answers=[{"name": "Alice"}])
+    assert json.loads(result.text) == "Hello there, Alice, in ['file:///srv']"
+
+
+def test_a_client_lacking_one_capability_of_a_mixed_round_hears_which(tmp_path: Path):
+    with AgentClient(mixed_app(tmp_path), roots=[]) as agent:
+        error = agent.request_raw("tools/call", {"name": "everything", "arguments": {}})["error"]
+    assert error == {
+        "code": -32021,
+        "message": "everything asks the client's model, which requires the sampling capability",
+        "data": {"requiredCapabilities": {"sampling": {}}},
+    }
+
+
+def test_ask_all_takes_only_questions_and_requests(app):
+    ctx = Ctx(app, CommandRequest("book", {}, Origin.frontend()), None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ctx.ask_all takes Question, SampleRequest and RootsRequest values, not str"):
+        ctx.ask_all("Name?")
+    with pytest.raises(TalkError, match=r"ctx.roots needs an MCP client to answer, and this call came from frontend\(main\)"):
+        ctx.roots()
