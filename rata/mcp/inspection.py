@@ -24,6 +24,8 @@ TALKS = {
     "progress": "reports progress",
     "sample": "asks the client's model",
     "roots": "reads the client's roots",
+    "SampleRequest": "asks the client's model",
+    "RootsRequest": "reads the client's roots",
 }
 """The `Ctx` methods that talk to the client during a call (`rata.talk`), and what `rata mcp inspect` says of a tool that calls one."""
 

@@ -224,6 +224,7 @@ def test_the_tools_that_talk_during_a_call_are_named_with_what_they_do(rata):
 
 def test_talk_is_read_from_nested_functions_but_not_from_helpers():
     from rata.mcp.inspection import talks
+    from rata.talk import RootsRequest, SampleRequest
 
     def helper(ctx):
         return ctx.ask(object, "?")
@@ -236,4 +237,9 @@ def test_talk_is_read_from_nested_functions_but_not_from_helpers():
         return helper(ctx)
 
     assert talks(command) == ["reports progress"]
+
+    def mixed(ctx):
+        return ctx.ask_all(SampleRequest("Hi", max_tokens=5), RootsRequest())
+
+    assert talks(mixed) == ["asks the user", "asks the client's model", "reads the client's roots"]
     assert talks(helper) == ["asks the user"]
