@@ -72,7 +72,7 @@ def talks(fn: Any) -> list[str]:
     stack = [code] if code is not None else []
     while stack:
         current = stack.pop()
-        names.update(current.co_names)
+        names.update(current.co_names, current.co_freevars)
         stack.extend(const for const in current.co_consts if hasattr(const, "co_names"))
     return list(dict.fromkeys(said for name, said in TALKS.items() if name in names))
 
