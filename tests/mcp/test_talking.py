@@ -825,3 +825,30 @@ def test_ask_all_takes_only_questions_and_requests(app):
         ctx.ask_all("Name?")
     with pytest.raises(TalkError, match=r"ctx.roots needs an MCP client to answer, and this call came from frontend\(main\)"):
         ctx.roots()
+
+
+def test_sampling_params_carry_images_and_refuse_what_a_request_cannot_carry():
+    from rata.mcp.talking import sampling_params
+    from rata.talk import Message
+
+    shaped = sampling_params([Message("What is this?"), Message(image=b"\x89PNG", mime_type="image/png")], {"max_tokens": 10, "cost": 0.2, "temperature": 0.5, "stop": ["END"]})
+    assert shaped == {
+        "messages": [
+            {"role": "user", "content": {"type": "text", "text": "What is this?"}},
+            {"role": "user", "content": {"type": "image", "data": "iVBORw==", "mimeType": "image/png"}},
+        ],
+        "maxTokens": 10,
+        "modelPreferences": {"costPriority": 0.2},
+        "temperature": 0.5,
+        "stopSequences": ["END"],
+    }
+    for options, said in (({"max_tokens": 0}, "max_tokens must be a positive integer"), ({"max_tokens": 5, "speed": 2}, "speed must be a number from 0 to 1"),
+                          ({"max_tokens": 5, "temperature": float("inf")}, "temperature must be a number")):  # fmt: skip
+        with pytest.raises(TalkError, match=said):
+            sampling_params([Message("x")], options)
+    with pytest.raises(TalkError, match="at least one message"):
+        sampling_params([], {"max_tokens": 5})
+    with pytest.raises(ValueError, match="needs its mime_type"):
+        Message(image=b"x")
+    with pytest.raises(ValueError, match="exactly one of text= and image="):
+        Message("x", image=b"y", mime_type="image/png")
