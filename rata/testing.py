@@ -8,6 +8,8 @@
         assert ada.data["id"] == 1
         agent.call("customers_delete", {"id": 1}, confirm=True)   # answers the confirmation
         assert agent.read("app://customers_index") == []
+        booked = agent.call("trips_book", {"city": "Oslo"}, answers=[{"seat": "window"}])  # answers ctx.ask
+        assert agent.call("trips_import", {"cities": ["Oslo"]}, progress=True).progress[-1]["progress"] == 1
 
     with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
         ...
