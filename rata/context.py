@@ -104,31 +104,17 @@ class Ctx:
         The answers come in the same order: an `Answer`, a `rata.talk.Sample`, a list of `rata.talk.Root`."""
         return self._gather("ctx.ask_all", items)
 
-    def sample(
-        self,
-        prompt: str | Message | list[Message],
-        *,
-        max_tokens: int,
-        system: str | None = None,
-        models: list[str] | None = None,
-        cost: float | None = None,
-        speed: float | None = None,
-        intelligence: float | None = None,
-        temperature: float | None = None,
-        stop: list[str] | None = None,
-        key: str | None = None,
-    ) -> Sample:
+    def sample(self, prompt: str | Message | list[Message], *, max_tokens: int, **options: Any) -> Sample:
         """Ask the client's model for a completion of `prompt` (text, or messages with text and images).
 
-        The user approves (and may edit) the request in their client. `models` are name hints
-        (``"claude-sonnet"``), `cost`, `speed` and `intelligence` priorities from 0 to 1.
-        Returns a `rata.talk.Sample`. Raises `rata.talk.TalkError` when the client cannot sample.
-        `key` names the request in ``inputRequests`` (2026-07-28)."""
+        The user approves (and may edit) the request in their client. `options` are those of
+        `rata.talk.SampleRequest`: `system`, `models` (name hints such as ``"claude-sonnet"``),
+        `cost`, `speed` and `intelligence` (priorities from 0 to 1), `temperature`, `stop` and
+        `key` (the request's name in ``inputRequests``, 2026-07-28). Returns a `rata.talk.Sample`.
+        Raises `rata.talk.TalkError` when the client cannot sample."""
         from rata.talk import SampleRequest
 
-        request = SampleRequest(prompt, max_tokens=max_tokens, system=system, models=models, cost=cost, speed=speed,
-                                intelligence=intelligence, temperature=temperature, stop=stop, key=key)  # fmt: skip
-        return self._gather("ctx.sample", (request,))[0]
+        return self._gather("ctx.sample", (SampleRequest(prompt, max_tokens=max_tokens, **options),))[0]
 
     def roots(self, *, key: str | None = None) -> list[Root]:
         """The roots (folders) the MCP client shares. Raises `rata.talk.TalkError` when it shares none.
