@@ -1,9 +1,9 @@
 """The conformance fixture: a rata app serving what the official MCP conformance suite calls.
 
 The suite (`@modelcontextprotocol/conformance`, pinned in .ci/peers) names the tools it calls
-(`test_simple_text`, `test_error_handling`, ...) and what each must do; this app declares
-them with rata's public API only (`App`, `Mcp`, `command`), the way an app developer would.
-Serve it on stdio like any app file:
+(`test_simple_text`, `test_image_content`, ...) and what each must do; this app declares
+them with rata's public API only (`App`, `Mcp`, `command`, the content parts `Image`, `Audio`,
+`EmbeddedResource`, `Text`), the way an app developer would. Serve it on stdio like any app file:
 
     RATA_HOME=/tmp/conformance python tests/conformance/app.py --mcp
 
@@ -13,11 +13,6 @@ test's `WAITING` table names it.
 
 To add, each when its rata feature lands (the suite's scenario descriptions give the exact texts):
 
-- Content parts in results: `test_image_content` (a PNG part), `test_audio_content`
-  (audio/wav), `test_embedded_resource` (text/plain at `test://embedded-resource`),
-  `test_multiple_content_types` (a text, the PNG, and application/json at
-  `test://mixed-content-resource`). Scenarios tools-call-image, -audio, -embedded-resource,
-  -mixed-content.
 - Progress: `test_tool_with_progress` (0, 50, 100 of 100, about 50 ms apart): tools-call-with-progress.
 - Logs to the client: `test_tool_with_logging` (three info lines 50 ms apart) and `logging/setLevel`:
   tools-call-with-logging, logging-set-level.
@@ -36,11 +31,15 @@ To add, each when its rata feature lands (the suite's scenario descriptions give
 
 from __future__ import annotations
 
-from rata import App, Ctx, Mcp, command
+from media import PNG, WAV
 
-# tools-call-simple-text, tools-call-error; test_logging_tool and test_streaming_elicitation are
-# server-stateless's probes (no log without a requested level; no request of the server's own on
-# a 2026-07-28 call's stream); the tampered-state tool is input-required-result-tampered-state.
+from rata import App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, Text, command
+
+# tools-call-simple-text, tools-call-error, tools-call-image, -audio, -embedded-resource and
+# -mixed-content (the suite's scenario descriptions give each tool's content); test_logging_tool
+# and test_streaming_elicitation are server-stateless's probes (no log without a requested level;
+# no request of the server's own on a 2026-07-28 call's stream); the tampered-state tool is
+# input-required-result-tampered-state.
 
 
 @command(can="conformance.tools", read_only=True)
@@ -53,6 +52,31 @@ def test_simple_text() -> str:
 def test_error_handling() -> str:
     """Tests error response handling: always fails."""
     raise RuntimeError("This tool intentionally returns an error for testing")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_image_content() -> Image:
+    """Tests image content response: a 1x1 red PNG."""
+    return Image(PNG, mime_type="image/png")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_audio_content() -> Audio:
+    """Tests audio content response: a tenth of a second of silence."""
+    return Audio(WAV, mime_type="audio/wav")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_embedded_resource() -> EmbeddedResource:
+    """Tests embedded resource content response."""
+    return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_multiple_content_types() -> list[Part]:
+    """Tests response with multiple content types: text, an image and a resource, in that order."""
+    resource = EmbeddedResource("test://mixed-content-resource", text='{"test":"data","value":123}', mime_type="application/json")
+    return [Text("Multiple content types test:"), Image(PNG, mime_type="image/png"), resource]
 
 
 @command(can="conformance.tools", read_only=True)
@@ -77,7 +101,17 @@ def test_streaming_elicitation() -> str:
 
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
-    .commands(test_simple_text, test_error_handling, test_logging_tool, test_input_required_result_tampered_state, test_streaming_elicitation)
+    .commands(
+        test_simple_text,
+        test_error_handling,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_logging_tool,
+        test_input_required_result_tampered_state,
+        test_streaming_elicitation,
+    )
     .mcp(Mcp().allow_abilities(["conformance.tools"]).confirm("conformance.ask"))
 )
 
