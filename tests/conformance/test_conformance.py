@@ -171,6 +171,8 @@ def test_every_scored_scenario_passes_or_fails_for_a_listed_reason(peers: None, 
     warned = {check: message for scenario in scenarios.values() for check, message in scenario.warnings.items()}
     unknown_warnings = {check: message for check, message in warned.items() if check not in WARNINGS[version]}
     assert not unknown_warnings, f"new warnings for {version}: {unknown_warnings}"
+    gone = sorted(set(WARNINGS[version]) - set(warned))
+    assert not gone, f"these {version} checks no longer warn: take them off WARNINGS: {gone}"
 
     expected = len(scenarios) - len(known)
     assert len(result.passing()) == expected, f"{version}: {result.score()} ({result.seconds:.0f} s)"
