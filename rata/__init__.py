@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
+    from rata.talk import Answer, Question
     from rata.typemodel import Field, JsonValue
     from rata.validation import ValidationErrors
 
@@ -36,12 +37,15 @@ _WHERE = {
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
     "RataError": "rata.errors",
+    "Answer": "rata.talk",
+    "Question": "rata.talk",
     "Field": "rata.typemodel",
     "JsonValue": "rata.typemodel",
     "ValidationErrors": "rata.validation",
 }
 
 __all__ = [
+    "Answer",
     "App",
     "Audio",
     "CommandRequest",
@@ -54,6 +58,7 @@ __all__ = [
     "Mcp",
     "Origin",
     "Part",
+    "Question",
     "RataError",
     "ResourceLink",
     "Text",

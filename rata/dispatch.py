@@ -16,6 +16,10 @@ from typing import Any
 
 from rata._record import Record
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
+if TYPE_CHECKING:
+    from rata.talk import Channel
+
 Middleware = Callable[["CommandRequest", Callable[["CommandRequest"], Any]], Any]
 """``middleware(request, call_next) -> result``: may refuse (raise), inspect or wrap a call."""
 
@@ -59,9 +63,12 @@ class Origin(Record):
 
 
 class CommandRequest:
-    """A call of one command: its name, JSON arguments, origin, and whether it was confirmed."""
+    """A call of one command: its name, JSON arguments, origin, and whether it was confirmed.
 
-    __slots__ = ("command", "args", "origin", "confirmed", "meta")
+    `channel`: how the command talks to its caller during the call (`rata.talk.Channel`: progress,
+    logs, questions), set for a call from an MCP client (`rata.mcp.methods.tools`); None otherwise."""
+
+    __slots__ = ("command", "args", "origin", "confirmed", "meta", "channel")
 
     def __init__(
         self,
@@ -70,12 +77,14 @@ class CommandRequest:
         origin: Origin | None = None,
         confirmed: bool = False,
         meta: dict[str, Any] | None = None,
+        channel: Channel | None = None,
     ) -> None:
         self.command = command
         self.args: dict[str, Any] = args if args is not None else {}
         self.origin = origin if origin is not None else Origin.internal()
         self.confirmed = confirmed
         self.meta: dict[str, Any] = meta if meta is not None else {}
+        self.channel = channel
 
     def __repr__(self) -> str:
         return f"CommandRequest({self.command!r}, origin={self.origin}, confirmed={self.confirmed})"

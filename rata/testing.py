@@ -8,6 +8,8 @@
         assert ada.data["id"] == 1
         agent.call("customers_delete", {"id": 1}, confirm=True)   # answers the confirmation
         assert agent.read("app://customers_index") == []
+        booked = agent.call("trips_book", {"city": "Oslo"}, answers=[{"seat": "window"}])  # answers ctx.ask
+        assert agent.call("trips_import", {"cities": ["Oslo"]}, progress=True).progress[-1]["progress"] == 1
 
     with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
         ...
@@ -37,12 +39,23 @@ TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING withou
 if TYPE_CHECKING:
     from rata.content import Audio, EmbeddedResource, Image, ResourceLink
 
-__all__ = ["AgentClient", "ConfirmationRequested", "Listen", "McpError", "ToolResult"]
+__all__ = ["AgentClient", "ConfirmationRequested", "InputRequested", "Listen", "McpError", "ToolResult"]
 
 DEFAULT_TIMEOUT = 10.0
+MAX_ROUNDS = 20
+"""Rounds of ``input_required`` one `AgentClient.call` answers before it gives up (2026-07-28)."""
+
+Answers = Any
+"""What `AgentClient.call` answers questions with: a list (one item per question, in order) or a function
+``(message, requested_schema) -> item``. An item is ``"decline"``, ``"cancel"``, an elicitation result
+(``{"action": ...}``), or the form's content as a dict (an accept)."""
 
 
-class ConfirmationRequested(AssertionError):
+class InputRequested(AssertionError):
+    """The server asked the user something and the test did not say how to answer (pass answers=...)."""
+
+
+class ConfirmationRequested(InputRequested):
     """The server asked the user to confirm and the test did not say how to answer (pass confirm=True/False)."""
 
 
@@ -52,6 +65,12 @@ class ToolResult:
     `resources` and `links` are the content parts (`rata.content`), decoded."""
 
     raw: dict[str, Any]
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    """The ``notifications/progress`` params the call sent (with ``progress=True``), in order."""
+    logs: list[dict[str, Any]] = field(default_factory=list)
+    """The ``notifications/message`` params that came while the call ran (with a `log_level` on the client)."""
+    asked: list[dict[str, Any]] = field(default_factory=list)
+    """The params of every question (``elicitation/create``) put to the user during the call, confirmations left out."""
 
     @property
     def is_error(self) -> bool:
@@ -140,6 +159,9 @@ class AgentClient:
         era: str = "modern",
         client: str = "rata-testing",
         elicitation: bool = True,
+        sampling: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        roots: list[dict[str, Any]] | None = None,
+        log_level: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         version: str = wire.LEGACY,
         _transport: Callable[[AgentClient], Callable[[bytes], None]] | None = None,
@@ -151,6 +173,16 @@ class AgentClient:
         """The protocol version asked for in ``initialize`` (the legacy era: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)."""
         self.client_info = {"name": client, "version": "1.0"}
         self.capabilities: dict[str, Any] = {"elicitation": {"form": {}}} if elicitation else {}
+        self.sampling = sampling
+        """Answers ``sampling/createMessage``: ``(params) -> result`` (``{"role", "content", "model"}``); None: no sampling capability."""
+        if sampling is not None:
+            self.capabilities["sampling"] = {}
+        self.roots = roots
+        """The roots ``roots/list`` answers with (``[{"uri": "file:///...", "name": ...}]``); None: no roots capability."""
+        if roots is not None:
+            self.capabilities["roots"] = {}
+        self.log_level = log_level
+        """The level from which the server's ``notifications/message`` are asked for (per request in 2026-07-28, ``logging/setLevel`` in 2025)."""
         self.timeout = timeout
         self.notifications: list[dict[str, Any]] = []
         self._responses: dict[Any, dict[str, Any]] = {}
@@ -158,6 +190,8 @@ class AgentClient:
         self._ids = itertools.count(1)
         self._answer: bool | None = None
         self._unanswered: str | None = None
+        self._answers: Answers = None
+        self._asked: list[dict[str, Any]] = []
         self._server: Any = None
         if _transport is not None:
             self._write = _transport(self)
@@ -171,6 +205,8 @@ class AgentClient:
         if era == "legacy":
             self.server_info = self.request("initialize", {"protocolVersion": version, "capabilities": self.capabilities, "clientInfo": self.client_info})
             self.notify("notifications/initialized")
+            if log_level is not None:
+                self.request("logging/setLevel", {"level": log_level})
 
     @classmethod
     def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> AgentClient:
@@ -230,14 +266,40 @@ class AgentClient:
             self._cond.notify_all()
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
-        if message["method"] == "elicitation/create":
-            if self._answer is None:
-                self._unanswered = message["params"].get("message", "")
-            answer = {"action": "accept", "content": {"confirm": True}} if self._answer else {"action": "decline"}
-            reply = wire.response(message["id"], answer)
+        method, params = message["method"], message.get("params") or {}
+        if method in ("elicitation/create", "sampling/createMessage", "roots/list"):
+            reply = wire.response(message["id"], self._input(method, params))
         else:
-            reply = wire.error_response(message["id"], McpError(wire.METHOD_NOT_FOUND, f"the test client does not answer {message['method']}"))
+            reply = wire.error_response(message["id"], McpError(wire.METHOD_NOT_FOUND, f"the test client does not answer {method}"))
         self._write(wire.encode(reply))
+
+    def _input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one request for input, in either era (never raises: a question the test left unanswered is
+        declined and reported when the call returns)."""
+        if method == "sampling/createMessage":
+            return self.sampling(params) if self.sampling is not None else {}
+        if method == "roots/list":
+            return {"roots": list(self.roots or [])}
+        from rata.mcp.confirm import REQUESTED_SCHEMA
+
+        if params.get("requestedSchema") == REQUESTED_SCHEMA:  # a confirmation
+            if self._answer is None:
+                self._unanswered = params.get("message", "")
+            return {"action": "accept", "content": {"confirm": True}} if self._answer else {"action": "decline"}
+        self._asked.append(params)
+        answers = self._answers
+        if callable(answers):
+            item = answers(params.get("message", ""), params.get("requestedSchema", {}))
+        elif answers:
+            item = answers.pop(0)
+        else:
+            self._unanswered = self._unanswered or params.get("message", "")
+            return {"action": "decline"}
+        if item in ("decline", "cancel"):
+            return {"action": item}
+        if isinstance(item, dict) and "action" in item:
+            return item
+        return {"action": "accept", "content": item}
 
     def _wait(self, ready: Callable[[], bool], timeout: float, what: str) -> None:
         with self._cond:
@@ -245,7 +307,10 @@ class AgentClient:
                 raise TimeoutError(f"{what} within {timeout:g} s")
 
     def _meta(self) -> dict[str, Any]:
-        return {wire.META_VERSION: wire.MODERN, wire.META_CAPABILITIES: self.capabilities, wire.META_CLIENT: self.client_info}
+        meta = {wire.META_VERSION: wire.MODERN, wire.META_CAPABILITIES: self.capabilities, wire.META_CLIENT: self.client_info}
+        if self.log_level is not None:
+            meta[wire.META_LOG_LEVEL] = self.log_level
+        return meta
 
     def send_line(self, line: bytes) -> None:
         """Write one raw line to the server (for wire-level tests)."""
@@ -287,29 +352,47 @@ class AgentClient:
     def list_resources(self) -> list[dict[str, Any]]:
         return self.request("resources/list")["resources"]
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None, *, confirm: bool | None = None) -> ToolResult:
-        """Call a tool. If the user must confirm, `confirm` is the answer (True: accept, False: decline)."""
+    def call(
+        self, name: str, arguments: dict[str, Any] | None = None, *, confirm: bool | None = None, answers: Answers = None, progress: bool = False
+    ) -> ToolResult:
+        """Call a tool. If the user must confirm, `confirm` is the answer (True: accept, False: decline).
+
+        `answers` answers the questions the command asks (`Ctx.ask`): a list, one item per question
+        in the order asked, or a function ``(message, requested_schema) -> item``; see `Answers`.
+        `progress` sends a progress token: the reports come back in `ToolResult.progress`.
+        In 2026-07-28 the call retries with the answers until the result is complete."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        token = f"progress-{next(self._ids)}" if progress else None
+        if token is not None:
+            params["_meta"] = {"progressToken": token}
         self._answer = confirm
         self._unanswered = None
+        self._answers = list(answers) if isinstance(answers, (list, tuple)) else answers
+        self._asked = []
+        with self._cond:
+            heard = len(self.notifications)
         try:
             result = self.request("tools/call", params)
-            if self._unanswered is not None:
-                raise ConfirmationRequested(f"{name} asks the user: {self._unanswered!r}; pass confirm=True or False (it was declined)")
             rounds = 0
             while result.get("resultType") == "input_required":
-                if confirm is None:
-                    request = result["inputRequests"][next(iter(result["inputRequests"]))]
-                    raise ConfirmationRequested(f"{name} asks the user: {request['params']['message']!r}; pass confirm=True or False")
                 rounds += 1
-                if rounds > 5:
-                    raise AssertionError(f"{name} kept asking for input")
-                answer = {"action": "accept", "content": {"confirm": True}} if confirm else {"action": "decline"}
-                responses = {key: answer for key in result.get("inputRequests", {})}
+                if rounds > MAX_ROUNDS:
+                    raise AssertionError(f"{name} kept asking for input ({MAX_ROUNDS} rounds)")
+                requests = result.get("inputRequests", {})
+                responses = {key: self._input(request["method"], request.get("params") or {}) for key, request in requests.items()}
                 result = self.request("tools/call", {**params, "inputResponses": responses, "requestState": result["requestState"]})
+            if self._unanswered is not None:
+                if confirm is None and not self._asked:
+                    raise ConfirmationRequested(f"{name} asks the user: {self._unanswered!r}; pass confirm=True or False (it was declined)")
+                raise InputRequested(f"{name} asks the user: {self._unanswered!r}; pass answers=[...] (it was declined)")
         finally:
             self._answer = None
-        return ToolResult(result)
+            self._answers = None
+        with self._cond:
+            heard_now = self.notifications[heard:]
+        reports = [n["params"] for n in heard_now if n.get("method") == "notifications/progress" and n.get("params", {}).get("progressToken") == token]
+        logs = [n["params"] for n in heard_now if n.get("method") == "notifications/message"]
+        return ToolResult(result, reports if token is not None else [], logs, self._asked)
 
     def read(self, uri: str) -> Any:
         """Read a resource and return its JSON content."""

@@ -65,6 +65,12 @@ def render_inspection(out: Console, result: Inspection) -> None:
             safe(_first_line(tool.get("description", ""))),
         )
     out.print(table)
+    if result.talks:
+        out.print(safe("During a call (seen in each command's own code):", "muted"))
+        for name, said in result.talks.items():
+            line = safe(f"  {name}", "name")
+            line.append_text(safe(f"  {', '.join(said)}"))
+            out.print(line)
 
     out.print()
     out.print(safe("Schemas (rata mcp inspect --tool NAME shows one in full)", "muted"))
@@ -118,6 +124,8 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
     ]
     if command.get("content"):
         details.insert(3, ("returns", _content(command)))
+    if tool["name"] in result.talks:
+        details.append(("during a call", ", ".join(result.talks[tool["name"]])))
     for label, value in details:
         line = safe(f"  {label}: ", "muted")
         line.append_text(safe(value))

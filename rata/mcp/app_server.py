@@ -53,7 +53,7 @@ class AppServer:
         self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Confirmer | None = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
-        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}}
+        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}}
         self.subscriptions = subscriptions.Subscriptions(self)
         info = clean_info({"name": app.name, "version": app.version})
         if server is None:

@@ -1,4 +1,7 @@
-"""Confirmation of irreversible commands, enforced by the server.
+"""Confirmation of irreversible commands, enforced by the server; and the signed request states of every question.
+
+A confirmation is the first question of its call (`rata.mcp.talking.McpChannel.input`), so the
+states below also carry the answers of a command's own questions (`Ctx.ask`) from round to round.
 
 2026-07-28: the first ``tools/call`` returns ``resultType: "input_required"`` with an
 ``elicitation/create`` form and a ``requestState``. The state is HMAC-SHA256 signed with a
@@ -40,6 +43,8 @@ FIELD = "confirm"  # the form's one boolean field
 STATE_TTL_SECONDS = 600
 LEGACY_TIMEOUT_SECONDS = 600.0
 NONCES_FILE = "confirm.db"
+MAX_STATE_CHARS = 1_048_576
+"""A request state's JSON, before its encoding: the answers a call carries from round to round are bounded by it."""
 _NONCE_CHARS = frozenset("0123456789abcdef")
 REQUESTED_SCHEMA = {
     "type": "object",
@@ -67,17 +72,32 @@ class Confirmer:
         self._clock = clock
         self._used = UsedNonces(nonces, clock)
 
-    def issue(self, tool: str, arguments: dict[str, Any]) -> str:
-        payload = {"v": 1, "tool": tool, "args": args_digest(tool, arguments), "exp": int(self._clock()) + STATE_TTL_SECONDS, "n": secrets.token_hex(16)}
-        body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+    def issue(self, tool: str, arguments: dict[str, Any], answers: list[Any] | None = None, keys: list[str] | None = None) -> str:
+        """A signed state for this call; `answers` (the client's answers so far) and `keys` (the questions
+        now asked, `rata.mcp.talking`) travel in it when given. Raises -32603 past `MAX_STATE_CHARS`."""
+        expiry = int(self._clock()) + STATE_TTL_SECONDS
+        payload: dict[str, Any] = {"v": 1, "tool": tool, "args": args_digest(tool, arguments), "exp": expiry, "n": secrets.token_hex(16)}
+        if answers is not None:
+            payload["a"] = answers
+        if keys is not None:
+            payload["k"] = keys
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        if len(text) > MAX_STATE_CHARS:
+            raise McpError(
+                wire.INTERNAL_ERROR,
+                f"{tool}: the answers given so far take {len(text)} characters, more than a request state carries ({MAX_STATE_CHARS}); "
+                "ask fewer or shorter questions in one call",
+            )
+        body = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
         return f"{body}.{self._sign(body)}"
 
-    def check(self, state: object, tool: str, arguments: dict[str, Any]) -> None:
+    def check(self, state: object, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Raise -32602 unless `state` was issued by this app for this very call, has not expired, and was never checked before.
 
         A state that passes is used up: a second check of it fails, in any process of the app.
+        Returns what the state holds (``a``: answers so far, ``k``: the keys of the questions asked, when given).
         """
-        if not isinstance(state, str) or state.count(".") != 1 or not state.isascii():
+        if not isinstance(state, str) or len(state) > MAX_STATE_CHARS * 2 or state.count(".") != 1 or not state.isascii():
             raise _bad_state("it is malformed")
         body, signature = state.split(".")
         if not hmac.compare_digest(signature, self._sign(body)):
@@ -98,6 +118,7 @@ class Confirmer:
             raise _bad_state("it is malformed")
         if not self._used.claim(nonce, expiry):
             raise _bad_state("it was already used; a confirmation is good for one call, so call the tool again")
+        return payload
 
     def _sign(self, body: str) -> str:
         return hmac.new(self._key, body.encode("ascii"), hashlib.sha256).hexdigest()

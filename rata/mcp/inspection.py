@@ -18,6 +18,17 @@ from rata.codegen.lint import Finding, lint
 from rata.errors import ConfigError
 from rata.mcp.surface import ERAS, surface
 
+TALKS = {
+    "ask": "asks the user",
+    "ask_all": "asks the user",
+    "progress": "reports progress",
+    "sample": "asks the client's model",
+    "roots": "reads the client's roots",
+    "SampleRequest": "asks the client's model",
+    "RootsRequest": "reads the client's roots",
+}
+"""The `Ctx` methods that talk to the client during a call (`rata.talk`), and what `rata mcp inspect` says of a tool that calls one."""
+
 
 @dataclass(frozen=True)
 class Inspection:
@@ -25,6 +36,8 @@ class Inspection:
     era: str
     surface: dict[str, Any]
     findings: list[Finding]
+    talks: dict[str, list[str]]
+    """tool -> what it does during a call (`TALKS`), for the tools whose code calls those `Ctx` methods."""
 
     @property
     def hidden(self) -> list[tuple[str, str]]:
@@ -46,7 +59,22 @@ def inspect_app(app: App, era: str = "modern", *, strict: bool = False) -> Inspe
     if era not in ERAS:
         raise ConfigError(f"Unknown era {era!r}.", hint="Use --era modern (2026-07-28) or --era legacy (2025-11-25).")
     catalog = build_catalog(app)
-    return Inspection(catalog, era, surface(catalog, era), lint(catalog, meta_schema=strict))
+    shown = surface(catalog, era)
+    talking = {tool["name"]: talks(app.specs[tool["name"]].fn) for tool in shown["tools"] if tool["name"] in app.specs}
+    return Inspection(catalog, era, shown, lint(catalog, meta_schema=strict), {name: said for name, said in talking.items() if said})
+
+
+def talks(fn: Any) -> list[str]:
+    """What a command's own code does during a call, read from the attribute names its code uses (``ctx.ask``,
+    ``ctx.progress``, ...): known for the calls written in the command itself, not for those in helpers it calls."""
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    names: set[str] = set()
+    stack = [code] if code is not None else []
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names, current.co_freevars)
+        stack.extend(const for const in current.co_consts if hasattr(const, "co_names"))
+    return list(dict.fromkeys(said for name, said in TALKS.items() if name in names))
 
 
 def check_surface(inspection: Inspection, saved: Path) -> Drift:

@@ -60,6 +60,8 @@ class Relay(Protocol):
 
     def run_here(self, call: Callable[[], None]) -> bool: ...
 
+    def hand_on(self) -> None: ...
+
     def wait_for_calls(self, timeout: float) -> None: ...
 
 
@@ -142,6 +144,8 @@ class Server:
         self.legacy_client: dict[str, Any] | None = None
         self.legacy_version: Version = VERSIONS[wire.LEGACY]
         """The version the ``initialize`` handshake settled on (``ping`` before it is answered in this one)."""
+        self.log_level: str | None = None
+        """The level ``logging/setLevel`` asked for (2025 era): a command's logs from it up reach the client (`rata.mcp.talking`)."""
         self._active: dict[tuple[str, Any], Call] = {}
         self._pending: dict[str, tuple[threading.Event, list[Any]]] = {}
         self._lock = threading.Lock()
@@ -453,6 +457,8 @@ class Server:
             if self._input_closed:
                 raise McpError(wire.INTERNAL_ERROR, f"{method} could not be sent: the client closed the connection")
             self._pending[request_id] = (event, holder)
+        if self.relay is not None:  # the answer comes on the input: if this thread reads it, another must, now
+            self.relay.hand_on()
         try:
             self._send_bytes(data)
         except Exception:  # noqa: BLE001 - as in send: a failed transport is the same as no answer

@@ -119,6 +119,24 @@ class Relay:
             with self._lock:
                 self._watching = False
 
+    def hand_on(self) -> None:
+        """The call running on this thread, the reader, is about to wait for the client: another thread reads from now.
+
+        (A server->client request, `rata.mcp.server.Server.request_client`: its answer must be read
+        while the call waits, sooner than the watchdog's `HANDOVER_S`.)"""
+        with self._lock:
+            if self._reader == threading.get_ident() and self._busy_since:
+                self._hand_on()
+
+    def _hand_on(self) -> None:
+        """Give the reading to a new thread; the busy reader stops reading when its call ends (with `_lock` held)."""
+        self._busy_since = 0.0
+        busy, self._reader = self._reader, None
+        try:
+            threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
+        except RuntimeError:  # no thread to be had: the busy thread reads on once its call ends
+            self._reader = busy
+
     def wait_for_calls(self, timeout: float) -> None:
         """Wait (up to `timeout` s) for calls still running on threads that were readers once."""
         deadline = time.monotonic() + timeout
@@ -190,12 +208,7 @@ class Relay:
                 since = self._busy_since
                 now = time.monotonic()
                 if since and now - since >= HANDOVER_S:
-                    self._busy_since = 0.0
-                    busy, self._reader = self._reader, None  # taken from the busy thread: it stops reading when its call ends
-                    try:
-                        threading.Thread(target=self._read, name="rata-stdin", daemon=True).start()
-                    except RuntimeError:  # no thread to be had: the busy thread reads on once its call ends
-                        self._reader = busy
+                    self._hand_on()
                     continue
                 if since or now - self._last_call < IDLE_S:
                     continue

@@ -222,3 +222,40 @@ def test_the_tools_that_return_content_parts_say_which_from_their_return_annotat
     assert "  returns: any content part\n" in several.stdout and "report output" in several.stdout
     plain = rata("mcp", "inspect", "--app", str(app_file), "--tool", "greeting")
     assert "returns:" not in plain.stdout
+
+
+def test_the_tools_that_talk_during_a_call_are_named_with_what_they_do(rata):
+    from pathlib import Path
+
+    talkers = Path(__file__).resolve().parents[1] / "mcp" / "talkers" / "app.py"
+    result = rata("mcp", "inspect", "--app", str(talkers))
+    assert result.exit_code == 0, result.stderr
+    shown = result.stdout[result.stdout.index("During a call") :].split("\n\n")[0].splitlines()[1:]
+    assert [line.split()[0] for line in shown] == ["book", "count", "folders", "remove", "summarize", "survey"]
+    assert "  summarize  asks the client's model" in result.stdout and "  count  reports progress" in result.stdout
+    one = rata("mcp", "inspect", "--app", str(talkers), "--tool", "survey")
+    assert "during a call: asks the user" in one.stdout
+    assert "During a call" not in rata("mcp", "inspect", "--app", str(CRM)).stdout
+
+
+def test_talk_is_read_from_nested_functions_but_not_from_helpers():
+    from rata.mcp.inspection import talks
+    from rata.talk import RootsRequest, SampleRequest
+
+    def helper(ctx):
+        return ctx.ask(object, "?")
+
+    def command(ctx):
+        def step():
+            ctx.progress(1)
+
+        step()
+        return helper(ctx)
+
+    assert talks(command) == ["reports progress"]
+
+    def mixed(ctx):
+        return ctx.ask_all(SampleRequest("Hi", max_tokens=5), RootsRequest())
+
+    assert talks(mixed) == ["asks the user", "asks the client's model", "reads the client's roots"]
+    assert talks(helper) == ["asks the user"]

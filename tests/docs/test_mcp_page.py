@@ -95,6 +95,19 @@ def test_the_pytest_example_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.subprocess
+def test_the_talking_example_passes(tmp_path: Path) -> None:
+    """docs/examples/mcp/trips/test_trips.py, run next to its app as a reader would (the app's folder on the path)."""
+    trips = EXAMPLES / "trips"
+    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(trips), os.environ.get("PYTHONPATH", "")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(trips / "test_trips.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 passed" in done.stdout, done.stdout
+
+
+@pytest.mark.subprocess
 def test_the_client_configuration_starts_the_server(tmp_path: Path, crm: App) -> None:
     config = json.loads((EXAMPLES / "claude_desktop_config.json").read_text(encoding="utf-8"))
     assert config == {"mcpServers": {"crm": {"command": "crm", "args": ["--mcp"]}}}
@@ -377,6 +390,10 @@ def test_the_limits_table() -> None:
     from rata.endpoint import HANDSHAKE_TIMEOUT, LOG_BURST, MAX_PENDING_HANDSHAKES
 
     assert (HANDSHAKE_TIMEOUT, MAX_PENDING_HANDSHAKES, LOG_BURST) == (5.0, 16, 20)
+    from rata.mcp import talking
+
+    assert (talking.INPUT_TIMEOUT_SECONDS, talking.MAX_INPUTS, confirm.MAX_STATE_CHARS) == (600, 50, 1_048_576)
+    assert (talking.PROGRESS_INTERVAL, talking.MAX_LOG_MESSAGES, talking.MESSAGE_CHARS, talking.MAX_ATTEMPTS) == (0.05, 1_000, 1_000, 3)
     text = page()
     shown_limits = (
         "| A message line | 4 MiB (4,194,304 bytes) |",
@@ -388,6 +405,14 @@ def test_the_limits_table() -> None:
         "| The running app's endpoint handshake | 5 seconds in all",
         "| Handshakes pending at once on the endpoint | 16,",
         "logged, at most 20 a second",
+        "| Questions (and sampling and roots requests) in one call | 50,",
+        "| The answers a `requestState` carries | 1 MiB of JSON |",
+        "| Progress reports of one call | one per 50 ms |",
+        "| Log messages to the client for one call | 1,000 |",
+        "| A legacy question, sampling or roots request | 10 minutes",
+        "Reports closer than 50 ms apart are merged",
+        "The message is cut at 1,000 characters",
+        "answered three times with something that does not fit",
     )
     for shown in shown_limits:
         assert shown in text

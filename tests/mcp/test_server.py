@@ -36,7 +36,7 @@ def test_discover_describes_the_server_with_cache_hints_and_server_info(crm):
         result = client.request("server/discover")
     assert result == {
         "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}},
+        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}},
         "ttlMs": 3600000,
         "cacheScope": "public",
         "resultType": "complete",
@@ -97,7 +97,7 @@ def test_the_legacy_handshake_answers_2025_11_25_even_to_2026(crm):
         answer = client.request_raw("initialize", {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}})
     assert answer["result"] == {
         "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}},
+        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}},
         "serverInfo": SERVER_INFO,
     }
 

@@ -74,7 +74,7 @@ class Row(Record):
 METHODS: dict[str, Row] = {
     "initialize": Row(LEGACY_ONLY),  # the handshake: answered by the server core (`Server._initialize`)
     "notifications/initialized": Row(LEGACY_ONLY),
-    "logging/setLevel": Row(LEGACY_ONLY),  # not served: 2025-11-25 logging is not offered
+    "logging/setLevel": Row(LEGACY_ONLY, handler="logs.set_level"),  # 2026-07-28: a level per request (`rata.mcp.talking`)
     "server/discover": Row(MODERN_ONLY, handler="lifecycle.discover"),
     "ping": Row(LEGACY_ONLY, handler="lifecycle.ping"),
     "tools/list": Row(BOTH, handler="listing.list_tools"),
@@ -176,10 +176,11 @@ FEATURE_KEYS: dict[str, dict[str, frozenset[str]]] = {
     # 2025-03-26 (its changelog: "tool annotations", "support for audio data")
     "toolAnnotations": {"tool": frozenset({"annotations"})},
     "audio": {"content": frozenset({"audio"})},
+    "progressMessage": {},  # a progress report's `message` (`rata.mcp.talking`)
     # 2025-06-18 (its changelog: structured tool output, elicitation, resource links, `_meta` on more types, `title`)
     "structuredContent": {"result": frozenset({"structuredContent"})},
     "outputSchema": {"tool": frozenset({"outputSchema"})},
-    "elicitation": {},  # what it changes is behaviour: a confirmed command (`tools.call_tool`)
+    "elicitation": {},  # what it changes is behaviour: a confirmed command (`tools.call_tool`), a question (`rata.mcp.talking`)
     "resourceLinks": {"content": frozenset({"resource_link"})},
     "titles": {"tool": frozenset({"title"}), "info": frozenset({"title"}), "resource": frozenset({"title"})},
     "meta": {"tool": frozenset({"_meta"}), "resource": frozenset({"_meta"}), "item": frozenset({"_meta"})},
@@ -196,7 +197,7 @@ content types (``content``) it brings; a version without the feature has none of
 _FEATURES_2025_11_25 = frozenset(FEATURE_KEYS)
 _FEATURES_2025_06_18 = _FEATURES_2025_11_25 - {"icons", "toolExecution", "implementationDetails", "elicitationModes"}
 _FEATURES_2025_03_26 = _FEATURES_2025_06_18 - {"structuredContent", "outputSchema", "elicitation", "resourceLinks", "titles", "meta"}
-_FEATURES_2024_11_05 = _FEATURES_2025_03_26 - {"toolAnnotations", "audio"}
+_FEATURES_2024_11_05 = _FEATURES_2025_03_26 - {"toolAnnotations", "audio", "progressMessage"}
 _ENVELOPE_KEYS = frozenset({"resultType", "ttlMs", "cacheScope"})  # 2026-07-28 only
 
 

@@ -20,8 +20,10 @@ from rata.events import MCP_CHANNEL, AgentCalled
 from rata.logs import LazyLogger, log_info
 from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
+from rata.mcp.talking import McpChannel
 from rata.mcp.wire import McpError
 from rata.typemodel import ContentNode, PartsNode
+from rata.talk import Interrupt, TalkError
 from rata.validation import ValidationErrors
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -90,22 +92,35 @@ def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any
         limit = ctx.limiter.limit
         assert limit is not None
         return error_result(f"Rate limit for {spec.name}: {limit.calls} calls per {limit.per:g} s. Try again in {wait:.1f} s."), "rate-limited"
+    channel = McpChannel(ctx, call, spec.name, arguments)  # progress, logs and questions to this client (rata.mcp.talking)
+    try:
+        return _run(ctx, call, spec, arguments, client, channel)
+    finally:
+        channel.close()
+
+
+def _run(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str, channel: McpChannel) -> tuple[dict[str, Any], str]:
     confirmed = False
     if ctx.access[spec.name] == CONFIRM:
         try:  # before anyone is asked to confirm it (dispatch checks plain calls itself)
             kwargs = ctx.app.arguments(spec, arguments)
         except ValidationErrors as errors:
             return validation_result(spec.name, errors), "invalid"
-        decision = _confirm(ctx, call, spec, arguments, kwargs)
+        decision = _confirm(ctx, call, channel, spec, arguments, kwargs)
         if isinstance(decision, dict):
             return decision, "asked" if decision.get("resultType") == "input_required" else "unconfirmable"
         if not decision:
             return error_result(f"Not confirmed: the user did not allow {spec.name}. Nothing was done."), "declined"
         confirmed = True
+    elif "requestState" in call.params:
+        channel.begin()  # a retry's state is checked before anything runs, whether or not the command asks again
     # hot path: bench/run.py --only server (throughput): Origin.agent(client), inlined
-    request = CommandRequest(spec.name, arguments, Origin("agent", client or "unknown"), confirmed)
+    request = CommandRequest(spec.name, arguments, Origin("agent", client or "unknown"), confirmed, channel=channel)
+    channel.open(ctx.app.name)
     try:
         value = ctx.app.dispatch(request)
+    except Interrupt as stop:  # the command asked its 2026-07-28 client: its transaction is rolled back, it runs again on the retry
+        return channel.stopped(stop), "asked"
     except ValidationErrors as errors:
         return validation_result(spec.name, errors), "invalid"
     except RataError as error:  # a refusal rata explains: the message is the whole story
@@ -120,45 +135,33 @@ def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any
     return ok_result(value, ctx.tools[spec.name], call.era, spec.returns), "ok"
 
 
-def _confirm(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
-    """True or False once the user answered; an input_required result while asking (modern)."""
+def _confirm(ctx: ToolHost, call: Call, channel: McpChannel, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
+    """True or False once the user answered; an input_required result while asking (2026-07-28).
+
+    The confirmation is the call's first question (`McpChannel.input`): asked mid-call in the
+    2025 era, by a retry in 2026-07-28, where an answer that is no elicitation result at all is
+    asked again."""
     from rata.mcp import confirm
 
-    message = confirmation_message(ctx, call, spec, arguments, kwargs)
-    if call.era == "legacy":
-        if not call.can_elicit("form"):
-            version = call.version
-            why = (
-                "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
-            )
-            return error_result(
-                f"{spec.name} needs the user's confirmation, and this client cannot ask for it ({why}). "
-                "Ask the user to do this in the app, or use a client that supports elicitation."
-            )
-        try:
-            answer = call.ask_client("elicitation/create", call.version.elicitation(confirm.elicitation(message)), confirm.LEGACY_TIMEOUT_SECONDS)
-        except McpError as error:
-            log.warning("confirmation of %s failed: %s", spec.name, error.message)
-            return False
-        return confirm.accepted(answer) is True
-    state = call.params.get("requestState")
-    if state is not None:
-        ctx.confirmer.check(state, spec.name, arguments)
-        responses = call.params.get("inputResponses")
-        answer = confirm.accepted(responses.get(confirm.INPUT_KEY)) if isinstance(responses, dict) else None
-        if answer is not None:
-            return answer
-    elif not call.can_elicit("form"):
-        raise McpError(
-            wire.MISSING_CAPABILITY,
-            f"{spec.name} needs the user's confirmation, which requires the elicitation capability",
-            {"requiredCapabilities": {"elicitation": {}}},
+    if call.era == "legacy" and not call.can_elicit("form"):
+        version = call.version
+        why = "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+        return error_result(
+            f"{spec.name} needs the user's confirmation, and this client cannot ask for it ({why}). "
+            "Ask the user to do this in the app, or use a client that supports elicitation."
         )
-    return {
-        "resultType": "input_required",
-        "inputRequests": {confirm.INPUT_KEY: {"method": "elicitation/create", "params": confirm.elicitation(message)}},
-        "requestState": ctx.confirmer.issue(spec.name, arguments),
-    }
+    message = confirmation_message(ctx, call, spec, arguments, kwargs)
+    question = [("confirm", confirm.INPUT_KEY, "elicitation/create", confirm.elicitation(message))]
+    try:
+        while True:
+            verdict = confirm.accepted(channel.input(question, "needs the user's confirmation")[0])
+            if verdict is not None or call.era == "legacy":
+                return verdict is True
+    except Interrupt as stop:
+        return channel.stopped(stop)
+    except TalkError as error:  # the client failed to answer (2025 era): nothing runs
+        log.warning("confirmation of %s failed: %s", spec.name, error.message)
+        return False
 
 
 def confirmation_message(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> str:

@@ -1,0 +1,5 @@
+CREATE TABLE trips (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    city TEXT NOT NULL,
+    seat TEXT
+);

@@ -1,0 +1,3 @@
+from rata.cli.appmain import main_for
+
+main_for("tests.mcp.talkers.app:app")
