@@ -34,11 +34,6 @@ SDK_SERVER = [sys.executable, str(HERE / "sdk_server.py")]
 # process (about a second) for each of its requests: give a scenario run alone that long.
 ALONE_MS = 120_000
 
-PROGRESS = "progress notifications to the client (issue 15)"
-LOGS = "logs to the client: logging/setLevel and notifications/message (issue 15)"
-ELICIT = "general elicitation, a typed form beyond confirmation (issue 15)"
-SAMPLING = "sampling from the client's model (issue 15)"
-ROOTS = "the client's roots (issue 15)"
 PROMPTS = "prompts (issue 16)"
 RESOURCES = "resources of the app's own URIs: static text, binary blobs, templates (issue 16)"
 COMPLETIONS = "completion/complete (issue 16)"
@@ -46,9 +41,7 @@ COMPLETIONS = "completion/complete (issue 16)"
 # Why each scored scenario rata's fixture fails today fails: the rata feature it waits for.
 WAITING: dict[str, dict[str, str]] = {
     MODERN: {
-        "server-stateless": f"test_missing_capability needs {SAMPLING}",
         "completion-complete": COMPLETIONS,
-        "tools-call-with-progress": PROGRESS,
         "resources-read-text": RESOURCES,
         "resources-read-binary": RESOURCES,
         "resources-templates-read": RESOURCES,
@@ -58,25 +51,10 @@ WAITING: dict[str, dict[str, str]] = {
         "prompts-get-embedded-resource": PROMPTS,
         "prompts-get-with-image": PROMPTS,
         "caching": f"prompts/list is -32601 without {PROMPTS}",
-        "input-required-result-basic-elicitation": ELICIT,
-        "input-required-result-basic-sampling": SAMPLING,
-        "input-required-result-basic-list-roots": ROOTS,
-        "input-required-result-request-state": ELICIT,
-        "input-required-result-multiple-input-requests": f"{ELICIT}; {SAMPLING}; {ROOTS}",
-        "input-required-result-multi-round": ELICIT,
-        "input-required-result-non-tool-request": f"{PROMPTS} that ask ({ELICIT})",
-        "input-required-result-result-type": ELICIT,
-        "input-required-result-capability-check": SAMPLING,
+        "input-required-result-non-tool-request": f"{PROMPTS} that ask the user",
     },
     LEGACY: {
-        "logging-set-level": LOGS,
         "completion-complete": COMPLETIONS,
-        "tools-call-with-logging": LOGS,
-        "tools-call-with-progress": PROGRESS,
-        "tools-call-sampling": SAMPLING,
-        "tools-call-elicitation": ELICIT,
-        "elicitation-sep1034-defaults": ELICIT,
-        "elicitation-sep1330-enums": ELICIT,
         "resources-read-text": RESOURCES,
         "resources-read-binary": RESOURCES,
         "resources-templates-read": RESOURCES,
@@ -117,9 +95,6 @@ WARNINGS: dict[str, dict[str, str]] = {
         # A rata app cannot change its tool list while it runs (list changes are issue 16), and behind
         # the stateless bridge the listen and the change land in different processes anyway.
         "sep-2575-server-sends-tools-list-changed-on-subscription": "issue 16, and the bridge",
-        # Until the fixture has test_input_required_result_elicitation (ELICIT), these probe an unknown tool.
-        "sep-2322-ignore-unexpected-params": ELICIT,
-        "sep-2322-missing-response-rerequests": ELICIT,
     },
     LEGACY: {},
 }
