@@ -1,9 +1,10 @@
 """The conformance fixture: a rata app serving what the official MCP conformance suite calls.
 
 The suite (`@modelcontextprotocol/conformance`, pinned in .ci/peers) names the tools it calls
-(`test_simple_text`, `test_error_handling`, ...) and what each must do; this app declares
-them with rata's public API only (`App`, `Mcp`, `command`), the way an app developer would.
-Serve it on stdio like any app file:
+(`test_simple_text`, `test_image_content`, `test_elicitation`, ...) and what each must do; this
+app declares them with rata's public API only (`App`, `Mcp`, `command`, the content parts, and
+`Ctx.progress`, `Ctx.log`, `Ctx.ask`, `Ctx.ask_all`, `Ctx.sample`, `Ctx.roots`), the way an app
+developer would. Serve it on stdio like any app file:
 
     RATA_HOME=/tmp/conformance python tests/conformance/app.py --mcp
 
@@ -11,36 +12,30 @@ Serve it on stdio like any app file:
 Streamable HTTP bridge. A scenario whose tool is missing here waits for a rata feature; the
 test's `WAITING` table names it.
 
-To add, each when its rata feature lands (the suite's scenario descriptions give the exact texts):
-
-- Content parts in results: `test_image_content` (a PNG part), `test_audio_content`
-  (audio/wav), `test_embedded_resource` (text/plain at `test://embedded-resource`),
-  `test_multiple_content_types` (a text, the PNG, and application/json at
-  `test://mixed-content-resource`). Scenarios tools-call-image, -audio, -embedded-resource,
-  -mixed-content.
-- Progress: `test_tool_with_progress` (0, 50, 100 of 100, about 50 ms apart): tools-call-with-progress.
-- Logs to the client: `test_tool_with_logging` (three info lines 50 ms apart) and `logging/setLevel`:
-  tools-call-with-logging, logging-set-level.
-- General elicitation: `test_elicitation(message)`, `test_elicitation_sep1034_defaults`,
-  `test_elicitation_sep1330_enums` (2025-11-25); `test_input_required_result_elicitation` (key
-  `user_name`), `_request_state` (key `confirm`, answer with "state-ok"), `_multi_round` (`step1`,
-  then `step2`) (2026-07-28).
-- Sampling and roots: `test_sampling(prompt)`, `test_missing_capability` (needs `sampling`; a
-  server-stateless check), `test_input_required_result_sampling` (`capital_question`),
-  `_list_roots` (`client_roots`), `_multiple_inputs` (all three), `_capabilities`.
-- Issue 16: the prompts `test_simple_prompt`, `test_prompt_with_arguments`,
-  `test_prompt_with_embedded_resource`, `test_prompt_with_image`, `test_input_required_result_prompt`;
-  the resources `test://static-text`, `test://static-binary`, `test://watched-resource`, the
-  template `test://template/{id}/data`; `completion/complete`.
+To add when issue 16 lands (the suite's scenario descriptions give the exact texts): the prompts
+`test_simple_prompt`, `test_prompt_with_arguments`, `test_prompt_with_embedded_resource`,
+`test_prompt_with_image`, `test_input_required_result_prompt` (which asks, key `user_context`);
+the resources `test://static-text`, `test://static-binary`, `test://watched-resource`, the
+template `test://template/{id}/data`; `completion/complete`.
 """
 
 from __future__ import annotations
 
-from rata import App, Ctx, Mcp, command
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Annotated, Literal
 
-# tools-call-simple-text, tools-call-error; test_logging_tool and test_streaming_elicitation are
-# server-stateless's probes (no log without a requested level; no request of the server's own on
-# a 2026-07-28 call's stream); the tampered-state tool is input-required-result-tampered-state.
+from media import PNG, WAV
+
+from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, Question, Text, command
+from rata.talk import RootsRequest, SampleRequest, Titles
+
+# tools-call-simple-text, tools-call-error, tools-call-image, -audio, -embedded-resource and
+# -mixed-content (the suite's scenario descriptions give each tool's content); test_logging_tool
+# and test_streaming_elicitation are server-stateless's probes (no log without a requested level;
+# no request of the server's own on a 2026-07-28 call's stream); the tampered-state tool is
+# input-required-result-tampered-state.
 
 
 @command(can="conformance.tools", read_only=True)
@@ -53,6 +48,31 @@ def test_simple_text() -> str:
 def test_error_handling() -> str:
     """Tests error response handling: always fails."""
     raise RuntimeError("This tool intentionally returns an error for testing")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_image_content() -> Image:
+    """Tests image content response: a 1x1 red PNG."""
+    return Image(PNG, mime_type="image/png")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_audio_content() -> Audio:
+    """Tests audio content response: a tenth of a second of silence."""
+    return Audio(WAV, mime_type="audio/wav")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_embedded_resource() -> EmbeddedResource:
+    """Tests embedded resource content response."""
+    return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain")
+
+
+@command(can="conformance.tools", read_only=True)
+def test_multiple_content_types() -> list[Part]:
+    """Tests response with multiple content types: text, an image and a resource, in that order."""
+    resource = EmbeddedResource("test://mixed-content-resource", text='{"test":"data","value":123}', mime_type="application/json")
+    return [Text("Multiple content types test:"), Image(PNG, mime_type="image/png"), resource]
 
 
 @command(can="conformance.tools", read_only=True)
@@ -75,9 +95,216 @@ def test_streaming_elicitation() -> str:
     return "confirmed"
 
 
+# Talking back during a call: tools-call-with-progress, tools-call-with-logging (and logging-set-level,
+# which needs no tool), tools-call-elicitation, elicitation-sep1034-defaults, elicitation-sep1330-enums,
+# tools-call-sampling (2025-11-25); in 2026-07-28 the same calls stop at the question with an
+# input_required result, and the input-required-result-* scenarios call the tools below them.
+# test_missing_capability is server-stateless's probe: a client that did not declare sampling gets -32021.
+
+
+@command(can="conformance.tools", read_only=True)
+def test_tool_with_progress(ctx: Ctx) -> str:
+    """Reports progress 0, 50 and 100 of 100, about 50 ms apart."""
+    for done in (0, 50, 100):
+        ctx.progress(done, 100)
+        if done < 100:
+            time.sleep(0.05)
+    return "Progress reported: 0, 50 and 100 of 100"
+
+
+@command(can="conformance.tools", read_only=True)
+def test_tool_with_logging(ctx: Ctx) -> str:
+    """Logs three info lines about 50 ms apart; a client that set a log level gets them."""
+    for step in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+        ctx.log.info(step)
+        if step != "Tool execution completed":
+            time.sleep(0.05)
+    return "Tool with logging executed successfully"
+
+
+def _said(answer: Answer) -> str:
+    """What the user answered, as the suite's descriptions write it."""
+    return f"action={answer.action}, content={json.dumps(asdict(answer.value) if answer.accepted else {})}"
+
+
+@dataclass
+class Contact:
+    """Who the user is.
+
+    Args:
+        username: User's response
+        email: User's email address
+    """
+
+    username: str
+    email: str
+
+
+@command(can="conformance.tools", read_only=True)
+def test_elicitation(ctx: Ctx, message: str) -> str:
+    """Asks the user for a user name and an email address.
+
+    Args:
+        message: The message to show the user.
+    """
+    return f"User response: {_said(ctx.ask(Contact, message))}"
+
+
+@dataclass
+class Defaults:
+    """A form with a default for every primitive type (SEP-1034)."""
+
+    name: str = "John Doe"
+    age: int = 30
+    score: float = 95.5
+    status: Literal["active", "inactive", "pending"] = "active"
+    verified: bool = True
+
+
+@command(can="conformance.tools", read_only=True)
+def test_elicitation_sep1034_defaults(ctx: Ctx) -> str:
+    """Asks with a default for every primitive type."""
+    return f"Elicitation completed: {_said(ctx.ask(Defaults, 'Please confirm these details'))}"
+
+
+@dataclass
+class Enums:
+    """The five kinds of choice a form offers (SEP-1330)."""
+
+    untitledSingle: Literal["option1", "option2", "option3"]
+    titledSingle: Annotated[Literal["value1", "value2", "value3"], Titles({"value1": "First Option", "value2": "Second Option", "value3": "Third Option"})]
+    legacyEnum: Annotated[Literal["opt1", "opt2", "opt3"], Titles({"opt1": "Option One", "opt2": "Option Two", "opt3": "Option Three"}, legacy=True)]
+    untitledMulti: list[Literal["option1", "option2", "option3"]]
+    titledMulti: Annotated[list[Literal["value1", "value2", "value3"]], Titles({"value1": "First Choice", "value2": "Second Choice", "value3": "Third Choice"})]
+
+
+@command(can="conformance.tools", read_only=True)
+def test_elicitation_sep1330_enums(ctx: Ctx) -> str:
+    """Asks with the five kinds of choice."""
+    return f"Elicitation completed: {_said(ctx.ask(Enums, 'Please pick'))}"
+
+
+@command(can="conformance.tools", read_only=True)
+def test_sampling(ctx: Ctx, prompt: str) -> str:
+    """Asks the client's model.
+
+    Args:
+        prompt: The prompt to send to the model.
+    """
+    return f"LLM response: {ctx.sample(prompt, max_tokens=100).text}"
+
+
+@dataclass
+class Name:
+    """The user's name."""
+
+    name: str
+
+
+@dataclass
+class Confirmation:
+    """Whether to go on."""
+
+    ok: bool
+
+
+@dataclass
+class Color:
+    """The user's favourite colour."""
+
+    color: str
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_elicitation(ctx: Ctx) -> str:
+    """Asks the user's name (key user_name), then greets them."""
+    return f"Hello, {ctx.ask(Name, 'What is your name?', key='user_name').require().name}!"
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_sampling(ctx: Ctx) -> str:
+    """Asks the client's model a question (key capital_question)."""
+    return f"The model said: {ctx.sample('What is the capital of France?', max_tokens=100, key='capital_question').text}"
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_list_roots(ctx: Ctx) -> str:
+    """Asks the client for its roots (key client_roots)."""
+    return "Roots: " + ", ".join(root.uri for root in ctx.roots(key="client_roots"))
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_request_state(ctx: Ctx) -> str:
+    """Asks for a confirmation; the answer comes back with the signed requestState, which rata checks."""
+    answer = ctx.ask(Confirmation, "Please confirm").require()
+    return f"state-ok: the requestState verified, ok={answer.ok}"
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_multiple_inputs(ctx: Ctx) -> str:
+    """Asks the user, the client's model and the client's roots in one round."""
+    name, greeting, roots = ctx.ask_all(
+        Question(Name, "What is your name?", key="user_name"),
+        SampleRequest("Generate a greeting", max_tokens=50, key="greeting"),
+        RootsRequest(key="client_roots"),
+    )
+    return f"All three inputs received: {name.require().name}, {greeting.text!r}, {len(roots)} roots."
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_multi_round(ctx: Ctx) -> str:
+    """Asks a name (step1), then a colour (step2), in two rounds."""
+    name = ctx.ask(Name, "Step 1: What is your name?", key="step1").require().name
+    color = ctx.ask(Color, "Step 2: What is your favorite color?", key="step2").require().color
+    return f"{name} likes {color}."
+
+
+@command(can="conformance.tools", read_only=True)
+def test_input_required_result_capabilities(ctx: Ctx) -> str:
+    """Asks only through what the client declared: the user, its model, its roots."""
+    wanted = [
+        *([Question(Name, "What is your name?", key="user_name")] if ctx.client_can("ask") else []),
+        *([SampleRequest("Generate a greeting", max_tokens=50, key="greeting")] if ctx.client_can("sample") else []),
+        *([RootsRequest(key="client_roots")] if ctx.client_can("roots") else []),
+    ]
+    if not wanted:
+        return "The client declared nothing to ask through."
+    return f"Answered: {len(ctx.ask_all(*wanted))} inputs."
+
+
+@command(can="conformance.tools", read_only=True)
+def test_missing_capability(ctx: Ctx) -> str:
+    """Needs the client's model: a client that did not declare sampling gets -32021 (2026-07-28)."""
+    return f"Sampled: {ctx.sample('Say hello', max_tokens=20).text}"
+
+
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
-    .commands(test_simple_text, test_error_handling, test_logging_tool, test_input_required_result_tampered_state, test_streaming_elicitation)
+    .commands(
+        test_simple_text,
+        test_error_handling,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_logging_tool,
+        test_tool_with_progress,
+        test_tool_with_logging,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
+        test_sampling,
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_request_state,
+        test_input_required_result_multiple_inputs,
+        test_input_required_result_multi_round,
+        test_input_required_result_capabilities,
+        test_missing_capability,
+        test_input_required_result_tampered_state,
+        test_streaming_elicitation,
+    )
     .mcp(Mcp().allow_abilities(["conformance.tools"]).confirm("conformance.ask"))
 )
 

@@ -15,14 +15,10 @@ of one run shares the key in CONFORMANCE_STATE_KEY.
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
-import struct
 import sys
 import warnings
-import wave
-import zlib
 from typing import Any
 
 import anyio
@@ -32,35 +28,12 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPDeprecationWarning
+from media import PNG, WAV
 from pydantic import BaseModel, Field
 
 # Logging, sampling and roots are deprecated in 2026-07-28 but scored in 2025-11-25; say so once, not per call.
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 
-
-def _png() -> bytes:
-    """A 1x1 red PNG."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b"")
-
-
-def _wav() -> bytes:
-    """A tenth of a second of silence, 8 kHz mono."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(8000)
-        out.writeframes(b"\x00\x00" * 800)
-    return buffer.getvalue()
-
-
-PNG = _png()
-WAV = _wav()
 
 server = MCPServer(
     "sdk-conformance",
