@@ -15,6 +15,7 @@ they fail. Run them alone with `pytest tests/conformance`.
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -163,7 +164,14 @@ def test_the_sdk_server_passes_every_scored_scenario_natively(peers: None, versi
 
 @pytest.mark.parametrize("version", [MODERN, LEGACY])
 def test_the_sdk_server_behind_the_bridge_fails_what_sdk_bridged_says(peers: None, version: str, tmp_path: Path) -> None:
-    """The reference column: the SDK's server, behind the same bridge as rata's fixture, fails SDK_BRIDGED and nothing else."""
+    """The reference column: the SDK's server, behind the same bridge as rata's fixture, fails SDK_BRIDGED and nothing else.
+
+    A measurement of the SDK, not of rata, and the slowest part of this module (about 110 s: the stateless bridge
+    starts a fresh SDK process, about a second, for each request), so it runs on request, with
+    RATA_CONFORMANCE_SDK=1; the evidence the issue asks for in CI is test_the_bridge_only_failures_are_the_bridges.
+    """
+    if os.environ.get("RATA_CONFORMANCE_SDK") != "1":
+        pytest.skip("the SDK's full score behind the bridge is measured on request: RATA_CONFORMANCE_SDK=1")
     result = run(SDK_SERVER, version, tmp_path)
     assert set(result.failing()) == SDK_BRIDGED[version], f"the SDK's server behind the bridge, {result.score()}: {result.failing()}"
 
