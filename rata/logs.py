@@ -64,7 +64,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 _UTC = dt.timezone.utc
-_HEAD = frozenset({"ts", "level", "logger", "message"})
+HEAD_FIELDS = frozenset({"ts", "level", "logger", "message"})
+"""The four fields every line starts with (a reader of the log, `rata.dev_server.shapes`, shows them apart)."""
 
 
 def _unencodable(value: object) -> None:
@@ -220,7 +221,7 @@ def format_line(created: float, level: str, logger: str, message: str, extra: di
     """One entry: ts, level, logger, message, then the extra fields in their order; strict JSON, at most `LINE_BYTES`."""
     level, logger, message = _short(level, NAME_CHARS), _short(logger, NAME_CHARS), _short(message, MESSAGE_CHARS)
     fields = {key if type(key) is str and len(key) <= NAME_CHARS and key.isascii() else _name(key): value for key, value in extra.items()}
-    if not _HEAD.isdisjoint(fields):  # an extra field named like one of the four takes its place
+    if not HEAD_FIELDS.isdisjoint(fields):  # an extra field named like one of the four takes its place
         entry: dict[str, Any] = {"ts": timestamp(created), "level": level, "logger": logger, "message": message}
         for key, value in fields.items():
             entry[key] = _field(key, value)
@@ -244,7 +245,7 @@ def _shorter(entry: dict[str, Any]) -> str:
         elif key == "exception" and type(value) is str:
             value = _cut_middle(value, EXCEPTION_CHARS // 4, EXCEPTION_HEAD // 4)
         part = len(_encode({key: value}).encode("utf-8", "replace"))
-        if key in _HEAD or size + part <= LINE_BYTES:
+        if key in HEAD_FIELDS or size + part <= LINE_BYTES:
             out[key] = value
             size += part
         else:
@@ -467,7 +468,7 @@ _templates: dict[tuple[str, str, tuple[Any, ...]], tuple[str, tuple[str, ...]] |
 
 def _template(logger: str, message: str, names: tuple[Any, ...]) -> tuple[str, tuple[str, ...]] | None:
     """The line `format_line` writes, with %s for the time and for each field's JSON; None when it cannot be one."""
-    if not all(type(name) is str and name == _name(name) for name in names) or not _HEAD.isdisjoint(names) or "exception" in names:
+    if not all(type(name) is str and name == _name(name) for name in names) or not HEAD_FIELDS.isdisjoint(names) or "exception" in names:
         return None
     if _text(logger, NAME_CHARS) != logger or _text(message, MESSAGE_CHARS) != message:
         return None

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
+from rata.logs import HEAD_FIELDS
+
 Scalar = str | int | float | bool | None
 
 
@@ -33,8 +35,6 @@ class LogEntry(TypedDict):
     fields: list[NamedValue]
 
 
-_HEAD = ("ts", "level", "logger", "message")
-
 
 def named_values(values: dict[str, Any]) -> list[NamedValue]:
     """`values` as a list in its order; a list or object value given as its JSON text."""
@@ -47,7 +47,7 @@ def log_entry(raw: dict[str, Any]) -> LogEntry:
     A head field that is missing or not text (a line rata did not write) is given as "" and the
     value, when there is one, kept among the fields.
     """
-    head = {key: raw[key] for key in _HEAD if isinstance(raw.get(key), str)}
+    head = {key: raw[key] for key in HEAD_FIELDS if isinstance(raw.get(key), str)}
     exception = raw.get("exception")
     if not isinstance(exception, str):
         exception = None
