@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rata.mcp.confirm import Confirmer
+    from rata.mcp.methods import Version
     from rata.mcp.server import Call
 
 log = LazyLogger("rata.mcp")
@@ -323,9 +324,7 @@ class McpChannel:
                     f"{self._tool} {does}, which requires the {capability} capability",
                     {"requiredCapabilities": {capability: {}}},
                 ))  # fmt: skip
-            version = self._call.version
-            lacks = capability == "elicitation" and "elicitation" not in version.features
-            why = f"protocol version {version.name} has no elicitation" if lacks else f"it did not declare the {capability} capability"
+            why = why_not(self._call.version, capability)
             raise TalkError(f"{self._tool} {does}, and this client cannot answer ({why}).", hint="Use a client that supports it, or do this in the app.")
 
     def can(self, what: str) -> bool:
@@ -390,6 +389,13 @@ class McpChannel:
 
 
 # --- what the client sends back: parsed strictly, None when it does not fit (then asked again) ---
+
+
+def why_not(version: Version, capability: str) -> str:
+    """Why a 2025-era client cannot answer a request that needs `capability`: its version has no elicitation, or it did not declare it."""
+    if capability == "elicitation" and "elicitation" not in version.features:
+        return f"protocol version {version.name} has no elicitation"
+    return f"it did not declare the {capability} capability"
 
 
 def read_answer(form: Any, raw: object) -> Answer[Any] | None:

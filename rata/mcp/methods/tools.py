@@ -20,10 +20,10 @@ from rata.events import MCP_CHANNEL, AgentCalled
 from rata.logs import LazyLogger, log_info
 from rata.mcp import wire
 from rata.mcp.surface import RESULT_KEY, needs_wrapping
-from rata.mcp.talking import McpChannel
+from rata.mcp.talking import McpChannel, why_not
 from rata.mcp.wire import McpError
-from rata.typemodel import ContentNode, PartsNode
 from rata.talk import Interrupt, TalkError
+from rata.typemodel import ContentNode, PartsNode
 from rata.validation import ValidationErrors
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -144,8 +144,7 @@ def _confirm(ctx: ToolHost, call: Call, channel: McpChannel, spec: CommandSpec, 
     from rata.mcp import confirm
 
     if call.era == "legacy" and not call.can_elicit("form"):
-        version = call.version
-        why = "it did not declare the elicitation capability" if "elicitation" in version.features else f"protocol version {version.name} has no elicitation"
+        why = why_not(call.version, "elicitation")
         return error_result(
             f"{spec.name} needs the user's confirmation, and this client cannot ask for it ({why}). "
             "Ask the user to do this in the app, or use a client that supports elicitation."
