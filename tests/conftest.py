@@ -27,6 +27,12 @@ def rata_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def anyio_backend() -> str:
+    """The async tests (`pytest.mark.anyio`) run on asyncio only, the loop the MCP SDK client is tested on."""
+    return "asyncio"
+
+
+@pytest.fixture
 def crm_app():
     """The example app, imported fresh-enough for in-process tests (its folder is per test)."""
     if str(CRM) not in sys.path:

@@ -51,11 +51,6 @@ Invoices are sent monthly.
 """
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     return request.param

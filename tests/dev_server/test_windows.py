@@ -40,11 +40,6 @@ def chromium() -> str:
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def dev_build(crm_home: Path) -> Iterator[DevBuild]:
     build = DevBuild(crm_home)
     yield build

@@ -32,11 +32,6 @@ SECONDS = 60
 NAMES = [customer["name"] for customer in reversed(CUSTOMERS)]  # newest first, as customers_index lists them
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def rata_command() -> list[str]:
     script = shutil.which("rata", path=str(Path(sys.executable).parent))
     return [script] if script else [sys.executable, "-m", "rata"]

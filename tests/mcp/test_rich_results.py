@@ -32,7 +32,6 @@ from tests.conftest import subprocess_env
 from tests.mcp import test_versions
 from tests.mcp.peers import MODERN, search_path
 from tests.mcp.reports import NOTES, PNG, WAV, ZIP, rich_app
-from tests.mcp.test_sdk_peer import anyio_backend  # noqa: F401 - pytest fixture
 from tests.mcp.test_sdk_wire import Wire, modern
 
 RICH = Path(__file__).with_name("reports.py")

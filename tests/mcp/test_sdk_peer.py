@@ -30,11 +30,6 @@ TEST_SECONDS = 20
 ADA = {"name": "Ada Lovelace", "email": "ada@example.com"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     return request.param

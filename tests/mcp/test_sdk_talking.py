@@ -24,7 +24,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.mcp.peers import MODERN, search_path
-from tests.mcp.test_sdk_peer import anyio_backend, mode, text_of  # noqa: F401 - fixtures (the three modes), shared
+from tests.mcp.test_sdk_peer import mode, text_of  # noqa: F401 - the three modes' fixture, shared
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 

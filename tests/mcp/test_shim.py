@@ -45,11 +45,6 @@ def running(crm_home: Path) -> Iterator[Running]:
     app.stop()
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @contextmanager
 def shim(home: Path, era: str = "modern") -> Iterator[AgentClient]:
     """`crm --mcp` under the test client; its stderr is kept in `client.stderr` after the block."""

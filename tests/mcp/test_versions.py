@@ -26,7 +26,6 @@ from tests.mcp import test_sdk_peer as sdk_peer
 from tests.mcp.fixtures import crm  # noqa: F401 - pytest fixture
 from tests.mcp.peers import INDEX_URI, TOOL_NAMES, crm_home, migrated_folder  # noqa: F401 - fixtures
 from tests.mcp.test_loading import Gate, answers, connect, recorded  # noqa: F401 - recorded is a fixture
-from tests.mcp.test_sdk_peer import anyio_backend  # noqa: F401 - pytest fixture
 from tests.mcp.test_sdk_wire import ADA, ELICITATION, Wire
 
 OLDER = ["2025-06-18", "2025-03-26", "2024-11-05"]
