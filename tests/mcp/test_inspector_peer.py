@@ -125,6 +125,14 @@ def test_a_delete_the_inspector_cannot_confirm_fails_at_once_instead_of_hanging(
     assert "elicitation" in run.stdout + run.stderr, run
 
 
+def strict_list(inspector: Path, server: list[str], cwd: Path, home: Path, **env: str) -> Run:
+    """The Inspector's `tools/list --strict` of the stdio server `server`, run in `cwd` with a scratch HOME."""
+    home.mkdir()
+    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home), **env}
+    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", *server, "--method", "tools/list", "--strict"]
+    return Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=TIMEOUT_SECONDS + 10))
+
+
 def test_the_inspectors_strict_check_of_rata_mcp_dev_finds_nothing_to_warn_about(inspector, tmp_path):
     """Every input and output schema passes, the log entries and call arguments included (a fixed shape, not free-form JSON)."""
     import re
@@ -132,11 +140,7 @@ def test_the_inspectors_strict_check_of_rata_mcp_dev_finds_nothing_to_warn_about
     import sys
 
     rata = shutil.which("rata", path=str(Path(sys.executable).parent)) or "rata"
-    home = tmp_path / "inspector-home"
-    home.mkdir()
-    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home)}
-    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", rata, "mcp", "dev", "--method", "tools/list", "--strict"]
-    run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT / "examples" / "crm", timeout=TIMEOUT_SECONDS + 10))
+    run = strict_list(inspector, [rata, "mcp", "dev"], ROOT / "examples" / "crm", tmp_path / "inspector-home")
     assert run.rc == 0, run
     assert "database_query" in {tool["name"] for tool in run.json["result"]["tools"]}
     assert re.findall(r'Warning: tool "([a-z_]+)"', run.stderr) == [], run
@@ -168,12 +172,7 @@ def test_the_inspectors_strict_check_warns_about_an_apps_untyped_schemas(inspect
 
     script = tmp_path / "notes.py"
     script.write_text(UNTYPED_APP, encoding="utf-8")
-    home = tmp_path / "inspector-home"
-    home.mkdir()
-    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home), "RATA_HOME": str(tmp_path / "notes-home")}
-    server = [sys.executable, str(script), "--mcp"]
-    command = ["timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli", "--format", "json", "-q", *server, "--method", "tools/list", "--strict"]
-    run = Run(subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=TIMEOUT_SECONDS + 10))
+    run = strict_list(inspector, [sys.executable, str(script), "--mcp"], tmp_path, tmp_path / "inspector-home", RATA_HOME=str(tmp_path / "notes-home"))
     warned = re.findall(r'Warning: tool "([a-z_]+)"\n\s+Path: (\S+)', run.stderr)
     assert {tool for tool, _ in warned} == {"notes_keep"}, run
     assert {path.split(".")[0] for _, path in warned} == {"inputSchema", "outputSchema"}, run
