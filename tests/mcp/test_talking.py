@@ -79,6 +79,14 @@ def test_no_token_no_progress(app, era):
         assert [n for n in agent.notifications if n["method"] == "notifications/progress"] == []
 
 
+@pytest.mark.parametrize("token", [True, None, 1.5, ["t"], {"t": 1}], ids=["bool", "null", "float", "list", "object"])
+def test_a_progress_token_that_is_no_string_or_integer_gets_no_reports_and_the_call_its_result(app, token):
+    with AgentClient(app, era="modern") as agent:
+        answer = agent.request("tools/call", {"_meta": {"progressToken": token}, "name": "count", "arguments": {"n": 5}})
+        assert answer["content"][0]["text"] == "5"
+        assert [n for n in agent.notifications if n["method"] == "notifications/progress"] == []
+
+
 def test_progress_that_does_not_grow_is_dropped_and_nothing_is_sent_after_the_result(tmp_path: Path, era):
     later = threading.Event()
 
