@@ -56,20 +56,33 @@ class Mcp:
         self.instructions = instructions
         self.limit: RateLimit | None = DEFAULT_RATE_LIMIT
         self._memo: dict[tuple[str, int, int], str | None] = {}
+        self._apps: list[Callable[[], None]] = []
+        """The `App.surface_changed` of each app this grant is given to (`App.mcp`)."""
 
     def rate_limit(self, calls: int | None, per: float = 60.0) -> Mcp:
         """Allow each tool `calls` calls per `per` seconds (bursts included); None turns limiting off."""
         self.limit = None if calls is None else RateLimit(calls, per)
+        self.changed()
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> Mcp:
         self.grant.extend(patterns)
+        self.changed()
         return self
 
     def confirm(self, *patterns: str | Iterable[str]) -> Mcp:
         for pattern in patterns:
             self.confirm_grant.extend(pattern)
+        self.changed()
         return self
+
+    def changed(self) -> None:
+        """The grant changed: forget what `access` worked out, and tell the apps it is given to (`App.surface_changed`).
+
+        The methods above call it; call it yourself after changing `grant` or `confirm_grant` another way."""
+        self._memo = {}
+        for surface_changed in list(self._apps):
+            surface_changed()
 
     def access(self, ability: str | None) -> str | None:
         """``"confirm"``, ``"allow"`` or None for a command with this ability."""
@@ -120,6 +133,7 @@ class App:
         self._database = Database(lambda: self.folder)
         self._folder: AppFolder | None = None
         self._default_folder: tuple[str | None, AppFolder] | None = None
+        self._surface_listeners: list[Callable[[], None]] = []
 
     # --- building ---
 
@@ -134,17 +148,52 @@ class App:
                         hint="Rename one, or pass name=... to @command.",
                     )
                 self.specs[spec.name] = spec
+        self.surface_changed()
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> App:
         """Grant abilities to the app's own frontend."""
         self.frontend_grant.extend(patterns)
+        self.surface_changed()
         return self
 
     def mcp(self, config: Mcp) -> App:
         """Make the app an MCP server with this agent grant."""
+        old = self.mcp_config
+        if old is not None and old is not config and self.surface_changed in old._apps:
+            old._apps.remove(self.surface_changed)
+        if self.surface_changed not in config._apps:
+            config._apps.append(self.surface_changed)
         self.mcp_config = config
+        self.surface_changed()
         return self
+
+    # --- the surface: what the app shows, and who hears that it changed ---
+
+    def surface_changed(self) -> None:
+        """Say that what the app shows may have changed: its commands, or what its grants allow.
+
+        rata calls it when commands are registered and when a grant changes through `allow_abilities`,
+        `mcp`, `Mcp.allow_abilities`, `Mcp.confirm` or `Mcp.rate_limit`. Call it yourself after
+        changing what rata cannot see (a grant replaced whole, a command's spec edited): each MCP
+        server of the app then lists its tools and resources again and tells its clients which lists
+        changed (`rata.mcp.app_server.AppServer.refresh`). Cheap: no listener, no work."""
+        if self.mcp_config is not None:
+            self.mcp_config._memo = {}
+        for listener in self._surface_listeners:
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - a broken listener never breaks the code that changed the app
+                log.exception("a listener of %s's surface failed", self.name)
+
+    def on_surface_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener()` on every `surface_changed`; returns the function that stops it."""
+        self._surface_listeners = [*self._surface_listeners, listener]
+
+        def stop() -> None:
+            self._surface_listeners = [each for each in self._surface_listeners if each is not listener]
+
+        return stop
 
     def use(self, middleware: Middleware) -> App:
         """Add a middleware; the first added runs outermost."""

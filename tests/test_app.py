@@ -339,3 +339,65 @@ def test_a_command_name_is_1_to_128_letters_digits_dots_dashes_or_underscores(na
     else:
         with pytest.raises(CodegenError):
             app.commands(named)
+
+
+# --- the surface: who hears that it changed ---
+
+
+def test_every_change_of_the_commands_or_a_grant_says_the_surface_changed():
+    app = App("meetings", identifier="com.example.meetings")
+    heard: list[str] = []
+    app.on_surface_change(lambda: heard.append("changed"))
+    mcp = Mcp()
+    steps = [
+        lambda: app.commands(meetings_plan),
+        lambda: app.allow_abilities(["meetings.*"]),
+        lambda: app.mcp(mcp),
+        lambda: mcp.allow_abilities(["meetings.view"]),
+        lambda: mcp.confirm("meetings.delete"),
+        lambda: mcp.rate_limit(10),
+        lambda: app.surface_changed(),
+    ]
+    for number, step in enumerate(steps, 1):
+        step()
+        assert len(heard) == number
+
+
+def test_a_grant_given_to_another_app_no_longer_speaks_for_this_one():
+    app = App("meetings", identifier="com.example.meetings")
+    first, second = Mcp(), Mcp()
+    app.mcp(first).mcp(second)
+    heard: list[str] = []
+    stop = app.on_surface_change(lambda: heard.append("changed"))
+    first.allow_abilities(["meetings.view"])
+    assert heard == []
+    second.allow_abilities(["meetings.view"])
+    assert heard == ["changed"]
+    stop()
+    second.allow_abilities(["meetings.create"])
+    assert heard == ["changed"]
+
+
+def test_a_grant_replaced_whole_is_seen_once_the_change_is_said():
+    from rata.abilities import Grant
+
+    app = App("meetings", identifier="com.example.meetings").commands(meetings_plan, meetings_delete).mcp(Mcp().allow_abilities(["meetings.create"]))
+    mcp = app.mcp_config
+    assert mcp.access("meetings.create") == "allow"
+    mcp.grant = Grant(["meetings.delete"])  # as many patterns as before: the access memo alone would not see it
+    app.surface_changed()
+    assert (mcp.access("meetings.create"), mcp.access("meetings.delete")) == (None, "allow")
+
+
+def test_a_listener_that_fails_is_logged_and_the_others_still_hear(caplog):
+    app = App("meetings", identifier="com.example.meetings")
+    heard: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    app.on_surface_change(broken)
+    app.on_surface_change(lambda: heard.append("changed"))
+    app.allow_abilities(["meetings.view"])
+    assert heard == ["changed"]
+    assert "a listener of meetings's surface failed" in caplog.text
