@@ -33,6 +33,7 @@ from typing import Any
 
 from rata.app import App
 from rata.mcp import wire
+from rata.mcp.methods.subscriptions import LIST_CHANGED, LIST_FILTERS
 from rata.mcp.wire import McpError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -44,6 +45,8 @@ __all__ = ["AgentClient", "ConfirmationRequested", "InputRequested", "Listen", "
 DEFAULT_TIMEOUT = 10.0
 MAX_ROUNDS = 20
 """Rounds of ``input_required`` one `AgentClient.call` answers before it gives up (2026-07-28)."""
+_LIST_OF = {method: kind for kind, method in LIST_CHANGED.items()}  # notifications/tools/list_changed -> "tools"
+_LIST_FILTER = {kind: key for key, kind in LIST_FILTERS.items()}  # "tools" -> toolsListChanged
 
 Answers = Any
 """What `AgentClient.call` answers questions with: a list (one item per question, in order) or a function
@@ -134,6 +137,22 @@ class Listen:
 
     def wait_for_update(self, uri: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.client._wait(lambda: uri in self.updates(), timeout, f"no notifications/resources/updated for {uri}")
+
+    def list_changes(self) -> list[str]:
+        """The lists ("tools", "resources", "prompts") reported changed on this stream so far, in order
+        (in the legacy era: the session's unsolicited ``notifications/*/list_changed``)."""
+        with self.client._cond:
+            heard = list(self.client.notifications)
+        changes = []
+        for note in heard:
+            kind = _LIST_OF.get(note.get("method"))
+            if kind is not None and note.get("params", {}).get("_meta", {}).get(wire.META_SUBSCRIPTION) == self.id:
+                changes.append(kind)
+        return changes
+
+    def wait_for_list_change(self, kind: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until this stream hears that the list `kind` ("tools", "resources", "prompts") changed."""
+        self.client._wait(lambda: kind in self.list_changes(), timeout, f"no notifications/{kind}/list_changed")
 
     def close(self) -> None:
         if self.client.era == "modern":
@@ -399,14 +418,20 @@ class AgentClient:
         contents = self.request("resources/read", {"uri": uri})["contents"]
         return json.loads(contents[0]["text"])
 
-    def listen(self, *uris: str) -> Listen:
-        """Subscribe to updates of these resources (a listen stream, or resources/subscribe in the legacy era)."""
+    def listen(self, *uris: str, lists: Sequence[str] = ()) -> Listen:
+        """Subscribe to updates of these resources (a listen stream, or resources/subscribe in the legacy era),
+        and to changes of these `lists` ("tools", "resources", "prompts"; the legacy era hears them unasked)."""
         if self.era == "legacy":
             for uri in uris:
                 self.request("resources/subscribe", {"uri": uri})
             return Listen(self, None, {"resourceSubscriptions": list(uris)})
         listen_id = f"listen-{next(self._ids)}"
-        params = {"_meta": self._meta(), "notifications": {"resourceSubscriptions": list(uris)}}
+        wanted: dict[str, Any] = {"resourceSubscriptions": list(uris)}
+        for kind in lists:
+            if kind not in _LIST_FILTER:
+                raise ValueError(f"lists: {kind!r} is no list; name some of {', '.join(_LIST_FILTER)}")
+            wanted[_LIST_FILTER[kind]] = True
+        params = {"_meta": self._meta(), "notifications": wanted}
         self._write(wire.encode({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen", "params": params}))
         acks = lambda: [n for n in self.notifications_for(listen_id) if n["method"] == "notifications/subscriptions/acknowledged"]  # noqa: E731
         self._wait(lambda: bool(acks()) or listen_id in self._responses, self.timeout, "no acknowledgement of subscriptions/listen")

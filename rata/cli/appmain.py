@@ -137,10 +137,11 @@ def serve_mcp(app: App | str) -> int:
 
     def make_server(send: Any) -> Any:
         app_server = AppServer(app, send=send)
-        if ref is not None:  # so that the next start can answer from it
+        if ref is not None:  # so that the next start can answer from it, and again when its surface changes
             from rata.mcp import manifest
 
             manifest.write(ref, app, app_server.offer())
+            app_server.manifest_ref = ref
         return app_server.server
 
     return serve(make_server)

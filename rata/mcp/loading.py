@@ -8,11 +8,11 @@ nothing the app computes at run time, so they are answered at once from the mani
 ``resources/read``, subscriptions) waits for the app, then runs as it would have. When the app
 is loaded its `AppServer` takes the same server over, so the session carries on unbroken.
 
-If the loaded app lists other tools or resources than the manifest said (its tool list
+If the loaded app lists other tools, resources or prompts than the manifest said (its tool list
 depends on something besides its code, an environment variable say), the manifest is
-rewritten and the clients are told: ``notifications/tools/list_changed`` and
-``notifications/resources/list_changed`` on the listens that asked for them, or to a 2025-11-25
-session. If the app fails to load, every request that needs it gets an error that says why.
+rewritten and the clients are told: ``notifications/tools/list_changed`` and the like on the
+listens that asked for them, or to a 2025-era session (`rata.mcp.methods.subscriptions.Subscriptions.lists_changed`). Later
+changes of the app's surface are the `AppServer`'s (`AppServer.refresh`). If the app fails to load, every request that needs it gets an error that says why.
 """
 
 from __future__ import annotations
@@ -113,12 +113,14 @@ class LoadingServer:
         try:
             from rata.mcp import manifest as manifests
             from rata.mcp.app_server import AppServer
+            from rata.mcp.methods.subscriptions import changed_lists
 
             app = self._load()
             app_server = AppServer(app, send=self._send, server=self.server)  # the server's methods are now the app's
+            app_server.manifest_ref = self.manifest.ref  # a later change of the app's surface rewrites it too
             offer = app_server.offer()
             old = self.manifest.offer
-            self.changed = frozenset(name for name in ("tools", "resources") if (offer[name] != old[name]))
+            self.changed = changed_lists(old, offer)
             self.app_server = app_server
         except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
             said = _said(error)

@@ -140,6 +140,8 @@ class Server:
         self._max_waiting = waiting
         self.era: str | None = None
         self.initialized = False
+        self.client_ready = False
+        """The 2025-era client said ``notifications/initialized``: from now on it may hear unsolicited notifications (a list changed)."""
         self.legacy_capabilities: dict[str, Any] = {}
         self.legacy_client: dict[str, Any] | None = None
         self.legacy_version: Version = VERSIONS[wire.LEGACY]
@@ -227,6 +229,7 @@ class Server:
     def _notification(self, incoming: wire.Incoming) -> None:
         params = incoming.params or {}
         if incoming.method == "notifications/initialized":
+            self.client_ready = self.initialized
             return
         if incoming.method == "notifications/cancelled":
             request_id = params.get("requestId")

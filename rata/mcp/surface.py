@@ -18,6 +18,26 @@ ERAS = {"modern": MODERN, "legacy": LEGACY}
 RESULT_KEY = "result"
 
 
+class Index:
+    """One app server's surface at one moment: the catalog and every dict made from it.
+
+    Built by `rata.mcp.app_server.AppServer._index` and replaced whole when the surface
+    changes (`AppServer.refresh`), never changed in place: a handler that reads the server's
+    index once (``tools/call`` does) sees the old surface or the new one, never part of each."""
+
+    __slots__ = ("catalog", "specs", "tools", "access", "presenters", "resources", "legacy_tools")
+    catalog: Catalog
+    specs: dict[str, Any]
+    """name -> the app's `rata.command_spec.CommandSpec`, as it was when the catalog was built"""
+    tools: dict[str, dict[str, Any]]
+    access: dict[str, str | None]
+    presenters: dict[str, Any]
+    """Tools whose result is shown as content of their own (`@command(present=...)`), not as structured JSON."""
+    resources: dict[str, dict[str, Any]]
+    legacy_tools: list[dict[str, Any]] | None
+    """The 2025-era tool list, made on first use (`tools_for`)."""
+
+
 def needs_wrapping(output_schema: dict[str, Any] | None) -> bool:
     """True when a legacy client cannot take this output schema as it is."""
     return output_schema is not None and output_schema.get("type") != "object"

@@ -1,11 +1,13 @@
 """Subscriptions to live resources: ``subscriptions/listen`` (2026-07-28) and ``resources/subscribe`` (2025-11-25).
 
 A listen is acknowledged first, with the part of its filter the server honours:
-``resourceSubscriptions`` for known ``app://`` URIs, and ``toolsListChanged`` and
-``resourcesListChanged`` (the lists change only when a server that answered from the app's
-manifest finds the loaded app listing otherwise, see `rata.mcp.loading`). Every notification
-on it carries its subscription id. The client ends it with ``notifications/cancelled``;
-nothing more is sent for it after that.
+``resourceSubscriptions`` for known ``app://`` URIs, and ``toolsListChanged``,
+``resourcesListChanged`` and ``promptsListChanged`` for each list whose capability says
+``listChanged``. A list changes when the app's surface does (`rata.mcp.app_server.AppServer.refresh`)
+and when a server that answered from the app's manifest finds the loaded app listing otherwise
+(`rata.mcp.loading`). Every notification on a listen carries its subscription id. The client
+ends it with ``notifications/cancelled``; nothing more is sent for it after that. A 2025-era
+session hears a list change unsolicited, once it is initialized.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rata.mcp.wire import McpError
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rata.app import App
+    from rata.live import LiveRegistry
     from rata.mcp.server import Call, Server
 
 MAX_LISTENS = 1024
@@ -42,7 +45,7 @@ class Subscriptions:
     def __init__(self, ctx: Subscribed) -> None:
         self.ctx = ctx
         self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str], frozenset[str]]] = {}
-        """(listen id, subscribed URIs, lists whose changes it asked for: "tools", "resources")"""
+        """(listen id, subscribed URIs, lists whose changes it asked for and are honoured: "tools", "resources", "prompts")"""
         self.legacy: set[str] = set()
         self._lock = threading.Lock()
 
@@ -64,23 +67,26 @@ class Subscriptions:
             listens = list(self.listens.values())
             legacy = sorted(self.legacy)
         server = self.ctx.server
+        resources = self.ctx.resources  # once: a refresh may swap it meanwhile
         for listen_id, uris, _ in listens:
             for uri in sorted(uris):
-                if live.affects(self.ctx.resources[uri]["name"], written):
+                if _affected(live, resources.get(uri), written):
                     server.notify("notifications/resources/updated", {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "uri": uri})
         for uri in legacy:
-            if live.affects(self.ctx.resources[uri]["name"], written):
+            if _affected(live, resources.get(uri), written):
                 server.notify("notifications/resources/updated", {"uri": uri})
 
     def lists_changed(self, lists: frozenset[str]) -> None:
-        """Tell the clients that these lists ("tools", "resources") changed: each listen that asked, or a 2025-11-25 session."""
+        """Tell the clients that these lists ("tools", "resources", "prompts") changed: each listen that asked, or a 2025-era session that said it is initialized.
+
+        A 2025-era session hears only of the lists whose capability says ``listChanged``."""
         server = self.ctx.server
         with self._lock:
             listens = list(self.listens.values())
         for listen in listens:
             self._tell(listen, lists)
-        if server.era == "legacy" and server.initialized:
-            for name in sorted(lists):
+        if server.era == "legacy" and server.client_ready:
+            for name in sorted(lists & honoured(server.capabilities)):
                 server.notify(LIST_CHANGED[name])
 
     def list_changes_missed(self, listen_id: Any, lists: frozenset[str]) -> None:
@@ -96,8 +102,32 @@ class Subscriptions:
             self.ctx.server.notify(LIST_CHANGED[name], {"_meta": {wire.META_SUBSCRIPTION: listen_id}})
 
 
-LIST_CHANGED = {"tools": "notifications/tools/list_changed", "resources": "notifications/resources/list_changed"}
-LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources"}
+LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "resources": "notifications/resources/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+}
+"""list -> the notification that says it changed"""
+LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources", "promptsListChanged": "prompts"}
+"""a listen's filter key -> the list it asks about"""
+OFFER_LISTS = {"tools": "tools", "resources": "resources", "resourceTemplates": "resources", "prompts": "prompts"}
+"""a key of the server's offer (`rata.mcp.app_server.AppServer.offer`) -> the list whose notification tells of its change
+(resource templates count as the resources list)"""
+
+
+def changed_lists(old: dict[str, Any], new: dict[str, Any]) -> frozenset[str]:
+    """The lists ("tools", "resources", "prompts") that two offers of the server give otherwise."""
+    return frozenset(name for key, name in OFFER_LISTS.items() if old.get(key) != new.get(key))
+
+
+def honoured(capabilities: dict[str, Any]) -> frozenset[str]:
+    """The lists whose changes the server tells: those whose capability says ``listChanged``."""
+    return frozenset(name for name in LIST_CHANGED if isinstance(capabilities.get(name), dict) and capabilities[name].get("listChanged") is True)
+
+
+def _affected(live: LiveRegistry, resource: dict[str, Any] | None, written: frozenset[str]) -> bool:
+    """Whether a write to these tables changes this resource (one no longer listed changes no more)."""
+    return resource is not None and live.affects(resource["name"], written)
 
 
 def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
@@ -109,8 +139,9 @@ def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must be a list of URIs')
     honored: dict[str, Any] = {}
     lists = []
+    told = honoured(ctx.server.capabilities)
     for key, name in LIST_FILTERS.items():
-        if wanted.get(key) is True:
+        if wanted.get(key) is True and name in told:
             honored[key] = True
             lists.append(name)
     uris = frozenset(u for u in requested or [] if u in ctx.resources)

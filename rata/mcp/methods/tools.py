@@ -28,12 +28,11 @@ from rata.validation import ValidationErrors
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from rata.app import App
     from rata.command_spec import CommandSpec
     from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
+    from rata.mcp.surface import Index
     from rata.ratelimit import Limiter
     from rata.typemodel import Node
 
@@ -50,12 +49,11 @@ if _C_ENCODER is not None:  # the encoder _TEXT makes on every call, made once (
 
 
 class ToolHost(Protocol):
-    """What ``tools/call`` needs: the app, its tools and their access, presenters, rate limits and confirmations."""
+    """What ``tools/call`` needs: the app, its surface (tools, their specs, access and presenters), rate limits and confirmations."""
 
     app: App
-    tools: dict[str, dict[str, Any]]
-    access: dict[str, str | None]
-    presenters: dict[str, Callable[[Any], dict[str, Any]]]
+    index: Index
+    """read once per call: a refresh swaps it whole (`rata.mcp.app_server.AppServer.refresh`)"""
     limiter: Limiter
 
     @property
@@ -71,22 +69,23 @@ def call_tool(ctx: ToolHost, call: Call) -> dict[str, Any]:
         arguments = {}
     if not isinstance(arguments, dict):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-    tool = ctx.tools.get(name)
+    index = ctx.index  # the one surface this call sees, whatever a refresh does meanwhile
+    tool = index.tools.get(name)
     if tool is None:
         raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {name}")
-    spec = ctx.app.specs[name]
+    spec = index.specs[name]
     client = call.client_name
     started = time.perf_counter()
     outcome = "error"
     try:
-        result, outcome = _call(ctx, call, spec, arguments, client)
+        result, outcome = _call(ctx, index, call, spec, arguments, client)
         return result
     finally:
         if outcome != "asked":
             _report(ctx, client, name, outcome, started)
 
 
-def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str) -> tuple[dict[str, Any], str]:
+def _call(ctx: ToolHost, index: Index, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str) -> tuple[dict[str, Any], str]:
     wait = ctx.limiter.take(spec.name) if ctx.limiter.limit is not None else 0.0
     if wait > 0:
         limit = ctx.limiter.limit
@@ -94,14 +93,16 @@ def _call(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any
         return error_result(f"Rate limit for {spec.name}: {limit.calls} calls per {limit.per:g} s. Try again in {wait:.1f} s."), "rate-limited"
     channel = McpChannel(ctx, call, spec.name, arguments)  # progress, logs and questions to this client (rata.mcp.talking)
     try:
-        return _run(ctx, call, spec, arguments, client, channel)
+        return _run(ctx, index, call, spec, arguments, client, channel)
     finally:
         channel.close()
 
 
-def _run(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str, channel: McpChannel) -> tuple[dict[str, Any], str]:
+def _run(
+    ctx: ToolHost, index: Index, call: Call, spec: CommandSpec, arguments: dict[str, Any], client: str, channel: McpChannel
+) -> tuple[dict[str, Any], str]:
     confirmed = False
-    if ctx.access[spec.name] == CONFIRM:
+    if index.access[spec.name] == CONFIRM:
         try:  # before anyone is asked to confirm it (dispatch checks plain calls itself)
             kwargs = ctx.app.arguments(spec, arguments)
         except ValidationErrors as errors:
@@ -129,10 +130,10 @@ def _run(ctx: ToolHost, call: Call, spec: CommandSpec, arguments: dict[str, Any]
     except Exception as error:  # noqa: BLE001 - any command failure is the model's to read
         log.exception("tool %s failed", spec.name)
         return error_result(f"{spec.name} failed: {_message(error)}"), "error"
-    present = ctx.presenters.get(spec.name)
+    present = index.presenters.get(spec.name)
     if present is not None:  # a tool whose result is shown as content of its own (text, an image)
         return present(value), "ok"
-    return ok_result(value, ctx.tools[spec.name], call.era, spec.returns), "ok"
+    return ok_result(value, index.tools[spec.name], call.era, spec.returns), "ok"
 
 
 def _confirm(ctx: ToolHost, call: Call, channel: McpChannel, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
