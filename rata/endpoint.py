@@ -141,6 +141,8 @@ class EndpointServer:
         self._log_second = 0
         self._logged = 0
         self._unlogged = 0
+        self.on_close: list[Callable[[], None]] = []
+        """Called once the endpoint has closed (`close`)."""
 
     def __enter__(self) -> EndpointServer:
         return self.open()
@@ -204,6 +206,8 @@ class EndpointServer:
                 client.sock.shutdown(socket.SHUT_RDWR)
         self._cleanup.run()
         self._sock = None
+        for hook in self.on_close:
+            hook()
 
     def _remove_files(self) -> None:
         """Remove the socket, then the lock file (while still holding its lock), then drop the lock."""

@@ -44,16 +44,20 @@ class AppServer:
         app: App,
         *,
         send: Callable[[bytes], None],
-        catalog: Catalog | None = None,
+        catalog: Catalog | Callable[[], Catalog] | None = None,
         server: Server | None = None,
         limiter: Limiter | None = None,
     ) -> None:
-        """`server`: take over a server that is already serving (the one that answered from the
+        """`catalog`: the app's catalog, or the function that builds it now (each `refresh` calls it;
+        the running app's clients share one build, `rata.mcp.endpoint_server`); by default
+        `build_catalog` of the app.
+        `server`: take over a server that is already serving (the one that answered from the
         app's manifest while the app loaded, `rata.mcp.loading`) instead of making one.
         `limiter`: the rate limits to count calls against, shared by every server of the running
         app (`rata.mcp.endpoint_server`); by default this server's own."""
         self.app = app
-        self.index = self._index(catalog if catalog is not None else build_catalog(app))
+        self._build: Callable[[], Catalog] = catalog if callable(catalog) else partial(build_catalog, app)
+        self.index = self._index(catalog if isinstance(catalog, Catalog) else self._build())
         """What the server lists and serves now; replaced whole by `refresh`."""
         self.manifest_ref: str | None = None
         """The app's reference (``"crm.app:app"``) when the server is ``crm --mcp``'s: `refresh` rewrites its manifest."""
@@ -155,7 +159,7 @@ class AppServer:
                 return frozenset()
             old = self.offer()
             try:
-                index = self._index(build_catalog(self.app))
+                index = self._index(self._build())
             except Exception:  # noqa: BLE001 - whatever the app's code raised, the old surface keeps serving
                 log.exception("the app's surface changed, but it cannot be listed again; the server keeps listing what it listed before")
                 return frozenset()

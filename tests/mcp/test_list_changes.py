@@ -288,3 +288,22 @@ def test_any_sequence_of_grant_changes_ends_listing_what_a_fresh_server_lists(tm
         fresh.server.close()
     finally:
         server.server.close()
+
+
+def test_every_client_of_the_running_app_hears_the_change_from_one_build(tmp_path, monkeypatch):
+    from rata.codegen import catalog as catalogs
+    from rata.running_app import RunningApp
+
+    app = notes_app(tmp_path, "notes.view")
+    builds: list[str] = []
+    build = catalogs.build_catalog
+    monkeypatch.setattr(catalogs, "build_catalog", lambda app: builds.append(app.name) or build(app))
+    with RunningApp(app), AgentClient.running(app) as modern, AgentClient.running(app, era="legacy") as legacy:
+        with modern.listen(lists=["tools"]) as listen:
+            builds.clear()
+            app.mcp_config.allow_abilities(["notes.add"])
+            listen.wait_for_list_change("tools")
+            legacy._wait(lambda: bool(list_notes(legacy)), 10, "no list_changed for the 2025 client")
+            assert names(modern.list_tools()) == names(legacy.list_tools()) == ["notes_add", "notes_index"]
+            assert builds == ["notes"]  # two servers refreshed, from one build
+    assert app._surface_listeners == []  # the endpoint and its servers stopped hearing the app
