@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -134,6 +135,7 @@ class App:
         self._folder: AppFolder | None = None
         self._default_folder: tuple[str | None, AppFolder] | None = None
         self._surface_listeners: list[Callable[[], None]] = []
+        self._surface_lock = threading.Lock()  # a listener list is replaced whole under it, never changed in place
 
     # --- building ---
 
@@ -188,10 +190,12 @@ class App:
 
     def on_surface_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener()` on every `surface_changed`; returns the function that stops it."""
-        self._surface_listeners = [*self._surface_listeners, listener]
+        with self._surface_lock:
+            self._surface_listeners = [*self._surface_listeners, listener]
 
         def stop() -> None:
-            self._surface_listeners = [each for each in self._surface_listeners if each is not listener]
+            with self._surface_lock:
+                self._surface_listeners = [each for each in self._surface_listeners if each is not listener]
 
         return stop
 

@@ -278,6 +278,21 @@ def test_missing_capability(ctx: Ctx) -> str:
     return f"Sampled: {ctx.sample('Say hello', max_tokens=20).text}"
 
 
+# server-stateless's list-change probe: an agent's call that changes the tool list (a grant given
+# while the app runs), and the tool that change adds.
+@command(can="conformance.tools")
+def test_trigger_tool_change() -> str:
+    """Adds a tool: grants agents test_added_tool's ability, so the tool list changes."""
+    app.mcp_config.allow_abilities(["conformance.added"])
+    return "tool list changed"
+
+
+@command(can="conformance.added", read_only=True)
+def test_added_tool() -> str:
+    """A tool added at run time."""
+    return "added"
+
+
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
     .commands(
@@ -304,6 +319,8 @@ app = (
         test_missing_capability,
         test_input_required_result_tampered_state,
         test_streaming_elicitation,
+        test_trigger_tool_change,
+        test_added_tool,
     )
     .mcp(Mcp().allow_abilities(["conformance.tools"]).confirm("conformance.ask"))
 )
