@@ -69,7 +69,8 @@ class AppServer:
         self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
         self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Confirmer | None = None
-        # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
+        # listChanged: when the app's surface changes (`refresh`), and when a server that answered from the
+        # app's manifest finds the loaded app listing otherwise (`rata.mcp.loading`).
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}}
         self.subscriptions = subscriptions.Subscriptions(self)
         info = clean_info({"name": app.name, "version": app.version})
