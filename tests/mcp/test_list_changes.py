@@ -307,3 +307,33 @@ def test_every_client_of_the_running_app_hears_the_change_from_one_build(tmp_pat
             assert names(modern.list_tools()) == names(legacy.list_tools()) == ["notes_add", "notes_index"]
             assert builds == ["notes"]  # two servers refreshed, from one build
     assert app._surface_listeners == []  # the endpoint and its servers stopped hearing the app
+
+
+def test_a_watched_resource_that_is_no_longer_listed_is_no_longer_reported(tmp_path):
+    app = notes_app(tmp_path, "notes.view")
+    client, server = connect(app, era="legacy")
+    with client:
+        client.listen("app://notes_index")
+        mcp = app.mcp_config
+        mcp.grant = Grant(["notes.add"])
+        mcp.changed()
+        assert server.refresh() == frozenset({"tools", "resources"})
+        server.subscriptions.tables_changed(frozenset({"notes"}))  # a write the resource's query would have read
+        assert [n for n in client.notifications if n["method"] == "notifications/resources/updated"] == []
+        assert client.list_resources() == []
+
+
+def test_the_running_app_keeps_its_lists_when_the_new_ones_cannot_be_built_and_builds_again_on_the_next_change(tmp_path):
+    from rata.running_app import RunningApp
+
+    app = notes_app(tmp_path, "notes.*")
+    with RunningApp(app), AgentClient.running(app) as agent:
+        with agent.listen(lists=["tools"]) as listen:
+            before = names(agent.list_tools())
+            app.commands(notes_big)  # over the schema bounds: no catalog can be built
+            time.sleep(QUIET)
+            assert names(agent.list_tools()) == before and listen.list_changes() == []
+            del app.specs["notes_big"]
+            app.commands(notes_export)
+            listen.wait_for_list_change("tools")
+            assert names(agent.list_tools()) == ["notes_add", "notes_export", "notes_index", "notes_purge"]
