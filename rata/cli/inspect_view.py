@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rata.cli.console import safe
+from rata.codegen import readable
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
 from rata.typemodel import PART_KINDS
@@ -12,6 +13,7 @@ from rata.typemodel import PART_KINDS
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
@@ -42,7 +44,8 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def render_inspection(out: Console, result: Inspection) -> None:
+def render_inspection(out: Console, result: Inspection, *, schemas: bool = False) -> None:
+    """The whole surface: the tools table, each tool's parameters and result (`schemas`: with its JSON schemas), resources, lint."""
     from rich.table import Table
 
     catalog = result.catalog
@@ -73,9 +76,13 @@ def render_inspection(out: Console, result: Inspection) -> None:
             out.print(line)
 
     out.print()
-    out.print(safe("Schemas (rata mcp inspect --tool NAME shows one in full)", "muted"))
+    hint = "the JSON schemas: --schemas" if not schemas else "--tool NAME shows one tool in full"
+    out.print(safe(f"Parameters and results ({hint})", "muted"))
     for tool in result.surface["tools"]:
-        _schemas(out, tool, compact=True)
+        out.print()
+        _signature(out, tool, catalog.command(tool["name"]) or {}, title=True)
+        if schemas:
+            _schemas(out, tool)
 
     out.print()
     if result.surface["resources"]:
@@ -133,6 +140,8 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
     out.print()
     out.print(safe(tool.get("description", "(no description)")))
     out.print()
+    _signature(out, tool, command, title=False)
+    out.print()
     _schemas(out, tool)
     findings = [f for f in result.findings if f.tool == tool["name"]]
     if findings:
@@ -140,9 +149,78 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
         _findings_table(out, findings)
 
 
-def _schemas(out: Console, tool: dict[str, Any], compact: bool = False) -> None:
-    import json
+def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, title: bool) -> None:
+    """A tool's parameters as a table (the `$defs` they use as tables of their own) and its result in a line."""
+    if title:
+        line = safe(tool["name"], "name")
+        line.append_text(safe(f"  {_first_line(tool.get('description', ''))}", "muted"))
+        out.print(line)
+    schema = tool.get("inputSchema")
+    rows = readable.parameters(schema)
+    if rows:
+        out.print(_indented(_rows_table(rows, out.width - 2)))
+    else:
+        out.print(safe("  no parameters", "muted"))
+    output = tool.get("outputSchema")
+    out.print(_returns(output, _content(command)))
+    seen: set[str] = set()
+    for found in (*readable.definitions(schema), *readable.definitions(output)):
+        if found.name in seen:
+            continue
+        seen.add(found.name)
+        line = safe(f"  {found.name}", "name")
+        line.append_text(safe(f"  {found.type}" + (f": {found.description}" if found.description else ""), "muted"))
+        out.print(line)
+        if found.rows:
+            out.print(_indented(_rows_table(found.rows, out.width - 2)))
 
+
+_COLUMNS = (("parameter", "name", 24), ("type", None, 24), ("required", None, 16), ("constraints", None, 20), ("description", None, None))
+"""A parameter table's columns, their style and widest width (a longer cell folds): the description takes the rest."""
+
+
+def _rows_table(rows: list[readable.Row], width: int) -> Any:
+    from rich import box
+    from rich.cells import cell_len
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True)
+    cells = [(row.name, row.type, row.need, row.rules, row.description) for row in rows]
+    natural = [max(cell_len(column), *(cell_len(cell[index]) for cell in cells)) for index, (column, _, _) in enumerate(_COLUMNS)]
+    fixed = [min(size, widest or size) for size, (_, _, widest) in zip(natural[:-1], _COLUMNS)]
+    room = width - 2 * len(fixed) - min(natural[-1], 24)  # the description keeps 24 columns (or all it needs) if it can
+    while sum(fixed) > room and max(fixed) > 6:
+        fixed[fixed.index(max(fixed))] -= 1
+    for (column, style, _), size in zip(_COLUMNS, [*fixed, None]):
+        table.add_column(column, overflow="fold", style=style, width=size)
+    for name, kind, need, rules, description in cells:
+        table.add_row(safe(name), safe(kind), safe(need, "muted" if need == "no" else None), safe(rules), safe(description))
+    return table
+
+
+def _indented(renderable: Any) -> Any:
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, 2), expand=False)
+
+
+def _returns(output: Any, content: str) -> Text:
+    """``returns list[object]: id integer, name string?`` (a trailing ``?``: the field may be missing), or the content parts."""
+    line = safe("  returns ", "muted")
+    if output is None:
+        line.append_text(safe(content or "nothing"))
+        return line
+    line.append_text(safe(readable.type_text(output)))
+    if content:
+        line.append_text(safe(f", with content: {content}"))
+    found = readable.fields(output)
+    if found:
+        line.append_text(safe(": ", "muted"))
+        line.append_text(safe(", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)))
+    return line
+
+
+def _schemas(out: Console, tool: dict[str, Any]) -> None:
     from rich.syntax import Syntax
 
     for key in ("inputSchema", "outputSchema"):
@@ -151,8 +229,7 @@ def _schemas(out: Console, tool: dict[str, Any], compact: bool = False) -> None:
         label = safe(f"{tool['name']} ", "name")
         label.append_text(safe("input" if key == "inputSchema" else "output", "muted"))
         out.print(label)
-        text = json.dumps(tool[key], ensure_ascii=False) if compact else dump_json(tool[key]).rstrip()
-        out.print(Syntax(text, "json", theme="ansi_dark", background_color="default", word_wrap=True))
+        out.print(Syntax(dump_json(tool[key]).rstrip(), "json", theme="ansi_dark", background_color="default", word_wrap=True))
 
 
 def render_findings(out: Console, result: Inspection) -> None:
