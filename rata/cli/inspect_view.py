@@ -150,51 +150,68 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
 
 
 def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, title: bool) -> None:
-    """A tool's parameters as a table (the `$defs` they use as tables of their own) and its result in a line."""
+    """A tool's parameters as a table, its result in a line (its fields as a table when they do not fit on one), and
+    the `$defs` both use, each once, as tables of their own."""
     if title:
         line = safe(tool["name"], "name")
         line.append_text(safe(f"  {_first_line(tool.get('description', ''))}", "muted"))
         out.print(line)
     schema = tool.get("inputSchema")
     rows = readable.parameters(schema)
-    if rows:
-        out.print(_indented(_rows_table(rows, out.width - 2)))
-    else:
-        out.print(safe("  no parameters", "muted"))
+    out.print(_indented(_rows_table(rows, out.width - 2, "parameter")) if rows else safe("  no parameters", "muted"))
     output = tool.get("outputSchema")
-    out.print(_returns(output, _content(command)))
+    line = _returns(output, _content(command))
+    found = readable.fields(output)
+    compact = ", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)
+    fits = len(line) + 2 + len(compact) <= out.width
+    if found and fits:
+        line.append_text(safe(": ", "muted"))
+        line.append_text(safe(compact))
+    out.print(line)
+    if found and not fits:
+        out.print(_indented(_rows_table(found, out.width - 2, "field")))
     seen: set[str] = set()
-    for found in (*readable.definitions(schema), *readable.definitions(output)):
-        if found.name in seen:
+    for definition in (*readable.definitions(schema), *readable.definitions(output)):
+        if definition.name in seen:
             continue
-        seen.add(found.name)
-        line = safe(f"  {found.name}", "name")
-        line.append_text(safe(f"  {found.type}" + (f": {found.description}" if found.description else ""), "muted"))
+        seen.add(definition.name)
+        line = safe(f"  {definition.name}", "name")
+        line.append_text(safe(f"  {definition.type}" + (f": {definition.description}" if definition.description else ""), "muted"))
         out.print(line)
-        if found.rows:
-            out.print(_indented(_rows_table(found.rows, out.width - 2)))
+        if definition.rows:
+            out.print(_indented(_rows_table(definition.rows, out.width - 2, "field")))
 
 
-_COLUMNS = (("parameter", "name", 24), ("type", None, 24), ("required", None, 16), ("constraints", None, 20), ("description", None, None))
-"""A parameter table's columns, their style and widest width (a longer cell folds): the description takes the rest."""
+_COLUMNS = (("type", 14, 28), ("required", 12, 16), ("constraints", 10, 24))
+"""The middle columns of a parameter table, each with the width it may shrink to and its widest (a longer cell folds);
+the name column is like them (14, 24); the description takes the rest, at least 18 columns when it can."""
 
 
-def _rows_table(rows: list[readable.Row], width: int) -> Any:
+def _rows_table(rows: list[readable.Row], width: int, first: str) -> Any:
     from rich import box
     from rich.cells import cell_len
     from rich.table import Table
 
+    columns = [(first, 14, 24), *_COLUMNS]
+    cells = [[row.name, row.type, row.need, row.rules] for row in rows]
+    if not any(row.rules for row in rows):  # no constraints at all: no empty column (nor for descriptions, below)
+        columns, cells = columns[:3], [cell[:3] for cell in cells]
+    natural = [max(cell_len(name), *(cell_len(cell[index]) for cell in cells)) for index, (name, _, _) in enumerate(columns)]
+    widths = [min(size, widest) for size, (_, _, widest) in zip(natural, columns)]
+    room = width - 2 * len(widths) - min(18, max(cell_len("description"), *(cell_len(row.description) for row in rows)))
+    while sum(widths) > room:
+        slack = [size - floor for size, (_, floor, _) in zip(widths, columns)]
+        if max(slack) <= 0:
+            break
+        widths[slack.index(max(slack))] -= 1
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True)
-    cells = [(row.name, row.type, row.need, row.rules, row.description) for row in rows]
-    natural = [max(cell_len(column), *(cell_len(cell[index]) for cell in cells)) for index, (column, _, _) in enumerate(_COLUMNS)]
-    fixed = [min(size, widest or size) for size, (_, _, widest) in zip(natural[:-1], _COLUMNS)]
-    room = width - 2 * len(fixed) - min(natural[-1], 24)  # the description keeps 24 columns (or all it needs) if it can
-    while sum(fixed) > room and max(fixed) > 6:
-        fixed[fixed.index(max(fixed))] -= 1
-    for (column, style, _), size in zip(_COLUMNS, [*fixed, None]):
-        table.add_column(column, overflow="fold", style=style, width=size)
-    for name, kind, need, rules, description in cells:
-        table.add_row(safe(name), safe(kind), safe(need, "muted" if need == "no" else None), safe(rules), safe(description))
+    for index, ((name, _, _), size) in enumerate(zip(columns, widths)):
+        table.add_column(name, overflow="fold", style="name" if index == 0 else None, width=size)
+    described = any(row.description for row in rows)
+    if described:
+        table.add_column("description", overflow="fold")
+    for row, cell in zip(rows, cells):
+        table.add_row(*(safe(text, "muted" if text == "no" else None) for text in cell), *([safe(row.description)] if described else []))
     return table
 
 
@@ -205,7 +222,7 @@ def _indented(renderable: Any) -> Any:
 
 
 def _returns(output: Any, content: str) -> Text:
-    """``returns list[object]: id integer, name string?`` (a trailing ``?``: the field may be missing), or the content parts."""
+    """``returns list[object]``, ``returns nothing``, or the content parts a tool returns (with its data, if any)."""
     line = safe("  returns ", "muted")
     if output is None:
         line.append_text(safe(content or "nothing"))
@@ -213,10 +230,6 @@ def _returns(output: Any, content: str) -> Text:
     line.append_text(safe(readable.type_text(output)))
     if content:
         line.append_text(safe(f", with content: {content}"))
-    found = readable.fields(output)
-    if found:
-        line.append_text(safe(": ", "muted"))
-        line.append_text(safe(", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)))
     return line
 
 
