@@ -82,6 +82,7 @@ def render_inspection(out: Console, result: Inspection, *, schemas: bool = False
         out.print()
         _signature(out, tool, catalog.command(tool["name"]) or {}, title=True)
         if schemas:
+            out.print()
             _schemas(out, tool)
 
     out.print()
