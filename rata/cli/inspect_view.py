@@ -154,25 +154,32 @@ def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, t
     """A tool's parameters as a table, its result in a line (its fields as a table when they do not fit on one), and
     the `$defs` both use, each once, as tables of their own."""
     if title:
-        line = safe(tool["name"], "name")
-        line.append_text(safe(f"  {_first_line(tool.get('description', ''))}", "muted"))
-        out.print(line)
-    schema = tool.get("inputSchema")
+        _title(out, tool["name"], tool.get("description", ""))
+    _parameters(out, tool.get("inputSchema"))
+    output = tool.get("outputSchema")
+    found = readable.fields(output)
+    if _returns(out, output, found, _content(command)):
+        out.print(_indented(_rows_table(found, out.width - 2, "field")))
+    _definitions(out, tool.get("inputSchema"), output)
+
+
+def _title(out: Console, name: str, description: str) -> None:
+    """``name  first line of the description``: the heading of a tool's (or a prompt's, or a template's) section."""
+    line = safe(name, "name")
+    line.append_text(safe(f"  {_first_line(description)}", "muted"))
+    out.print(line)
+
+
+def _parameters(out: Console, schema: Any) -> None:
+    """The rows of an arguments schema (any JSON schema of an object) as a table, or ``no parameters``."""
     rows = readable.parameters(schema)
     out.print(_indented(_rows_table(rows, out.width - 2, "parameter")) if rows else safe("  no parameters", "muted"))
-    output = tool.get("outputSchema")
-    line = _returns(output, _content(command))
-    found = readable.fields(output)
-    compact = ", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)
-    fits = len(line) + 2 + len(compact) <= out.width
-    if found and fits:
-        line.append_text(safe(": ", "muted"))
-        line.append_text(safe(compact))
-    out.print(line)
-    if found and not fits:
-        out.print(_indented(_rows_table(found, out.width - 2, "field")))
+
+
+def _definitions(out: Console, *schemas: Any) -> None:
+    """The `$defs` the schemas use, each once: its name, its type and description, and its fields as a table."""
     seen: set[str] = set()
-    for definition in (*readable.definitions(schema), *readable.definitions(output)):
+    for definition in (found for schema in schemas for found in readable.definitions(schema)):
         if definition.name in seen:
             continue
         seen.add(definition.name)
@@ -222,16 +229,24 @@ def _indented(renderable: Any) -> Any:
     return Padding(renderable, (0, 0, 0, 2), expand=False)
 
 
-def _returns(output: Any, content: str) -> Text:
-    """``returns list[object]``, ``returns nothing``, or the content parts a tool returns (with its data, if any)."""
+def _returns(out: Console, output: Any, found: list[readable.Row], content: str) -> bool:
+    """Print ``returns list[object]: id integer, name string?`` (a ``?``: the field may be missing), ``returns nothing``,
+    or the content parts; True when the fields did not fit on the line (the caller shows them as a table)."""
     line = safe("  returns ", "muted")
     if output is None:
         line.append_text(safe(content or "nothing"))
-        return line
+        out.print(line)
+        return False
     line.append_text(safe(readable.type_text(output)))
-    if content:
-        line.append_text(safe(f", with content: {content}"))
-    return line
+    compact = ", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)
+    tail = f"; with content: {content}" if content else ""
+    fits = len(line) + 2 + len(compact) + len(tail) <= out.width
+    if found and fits:
+        line.append_text(safe(": ", "muted"))
+        line.append_text(safe(compact))
+    line.append_text(safe(tail))
+    out.print(line)
+    return bool(found) and not fits
 
 
 def _schemas(out: Console, tool: dict[str, Any]) -> None:

@@ -162,3 +162,17 @@ def test_a_hostile_app_renders_literally_within_the_width(view, tmp_path):
     assert one_line(out, "note", "string | null", "default null", "max 7 chars")
     assert "-5 \u2264 x < 10000000000" in out
     assert "  returns list[Node]\n" in out
+
+
+def test_the_result_line_names_content_parts_and_a_table_takes_fields_that_do_not_fit(view, tmp_path):
+    from pathlib import Path
+
+    reports = tmp_path / "reports_app.py"
+    reports.write_text((Path(__file__).parents[1] / "mcp" / "reports.py").read_text())
+    out = view("--app", str(reports))
+    assert "chime  A short sound.\n  no parameters\n  returns audio\n" in out
+    assert "  returns object: quarter string, total integer; with content: any content part\n" in out
+    legacy = view("--app", str(CRM), "--era", "legacy")  # the 2025 era wraps a list under "result": too long for one line
+    index = legacy[legacy.index("\ncustomers_index  ") : legacy.index("\ncustomers_show  ")]
+    assert "  returns object\n" in index
+    assert one_line(index, "field", "type", "required") and one_line(index, "result[].created_at", "string", "yes")
