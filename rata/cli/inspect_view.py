@@ -8,6 +8,7 @@ from rata.cli.console import safe
 from rata.codegen import readable
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
+from rata.codegen.sanitize import clean_line
 from rata.typemodel import PART_KINDS
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -165,8 +166,8 @@ def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, t
 
 def _title(out: Console, name: str, description: str) -> None:
     """``name  first line of the description``: the heading of a tool's (or a prompt's, or a template's) section."""
-    line = safe(name, "name")
-    line.append_text(safe(f"  {_first_line(description)}", "muted"))
+    line = safe(clean_line(name, readable.MAX_NAME), "name")
+    line.append_text(safe(f"  {clean_line(_first_line(description), readable.MAX_DESCRIPTION)}", "muted"))
     out.print(line)
 
 
