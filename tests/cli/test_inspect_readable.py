@@ -9,9 +9,14 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from rich.theme import Theme
 from typer.testing import CliRunner
 
 from rata.cli.main import app
+from tests.codegen.test_readable import SCHEMAS
 from tests.conftest import CRM, subprocess_env
 
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
@@ -176,3 +181,24 @@ def test_the_result_line_names_content_parts_and_a_table_takes_fields_that_do_no
     index = legacy[legacy.index("\ncustomers_index  ") : legacy.index("\ncustomers_show  ")]
     assert "  returns object\n" in index
     assert one_line(index, "field", "type", "required") and one_line(index, "result[].created_at", "string", "yes")
+
+
+@settings(max_examples=150, deadline=None)
+@given(SCHEMAS, SCHEMAS, st.integers(min_value=30, max_value=220), st.text(max_size=300))
+def test_any_schema_renders_within_the_width_without_escapes(schema, output, width, description):
+    import io
+
+    from rich.console import Console
+
+    from rata.cli.console import STYLES
+    from rata.cli.inspect_view import _signature
+
+    if isinstance(schema, dict):
+        schema = {**schema, "$defs": {"A": output, "B": schema}}
+    buffer = io.StringIO()
+    out = Console(file=buffer, width=width, color_system=None, highlight=False, theme=Theme(STYLES))
+    tool = {"name": "t" + description[:40], "description": description, "inputSchema": schema, "outputSchema": output}
+    _signature(out, tool, {"content": []}, title=True)
+    text = buffer.getvalue()
+    assert "\x1b" not in text
+    assert max((cell_len(line) for line in text.splitlines()), default=0) <= width
