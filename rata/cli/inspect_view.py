@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rata.cli.console import safe
+from rata.codegen import readable
 from rata.codegen.catalog import dump_json
 from rata.codegen.lint import count_by_severity
+from rata.codegen.sanitize import clean_line
 from rata.typemodel import PART_KINDS
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
@@ -42,7 +45,8 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def render_inspection(out: Console, result: Inspection) -> None:
+def render_inspection(out: Console, result: Inspection, *, schemas: bool = False) -> None:
+    """The whole surface: the tools table, each tool's parameters and result (`schemas`: with its JSON schemas), resources, lint."""
     from rich.table import Table
 
     catalog = result.catalog
@@ -73,9 +77,14 @@ def render_inspection(out: Console, result: Inspection) -> None:
             out.print(line)
 
     out.print()
-    out.print(safe("Schemas (rata mcp inspect --tool NAME shows one in full)", "muted"))
+    hint = "the JSON schemas: --schemas" if not schemas else "--tool NAME shows one tool in full"
+    out.print(safe(f"Parameters and results ({hint})", "muted"))
     for tool in result.surface["tools"]:
-        _schemas(out, tool, compact=True)
+        out.print()
+        _signature(out, tool, catalog.command(tool["name"]) or {}, title=True)
+        if schemas:
+            out.print()
+            _schemas(out, tool)
 
     out.print()
     if result.surface["resources"]:
@@ -133,6 +142,8 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
     out.print()
     out.print(safe(tool.get("description", "(no description)")))
     out.print()
+    _signature(out, tool, command, title=False)
+    out.print()
     _schemas(out, tool)
     findings = [f for f in result.findings if f.tool == tool["name"]]
     if findings:
@@ -140,9 +151,106 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
         _findings_table(out, findings)
 
 
-def _schemas(out: Console, tool: dict[str, Any], compact: bool = False) -> None:
-    import json
+def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, title: bool) -> None:
+    """A tool's parameters as a table, its result in a line (its fields as a table when they do not fit on one), and
+    the `$defs` both use, each once, as tables of their own."""
+    if title:
+        _title(out, tool["name"], tool.get("description", ""))
+    _parameters(out, tool.get("inputSchema"))
+    output = tool.get("outputSchema")
+    found = readable.fields(output)
+    if _returns(out, output, found, _content(command)):
+        out.print(_indented(_rows_table(found, out.width - 2, "field")))
+    _definitions(out, tool.get("inputSchema"), output)
 
+
+def _title(out: Console, name: str, description: str) -> None:
+    """``name  first line of the description``: the heading of a tool's (or a prompt's, or a template's) section."""
+    line = safe(clean_line(name, readable.MAX_NAME), "name")
+    line.append_text(safe(f"  {clean_line(_first_line(description), readable.MAX_DESCRIPTION)}", "muted"))
+    out.print(line)
+
+
+def _parameters(out: Console, schema: Any) -> None:
+    """The rows of an arguments schema (any JSON schema of an object) as a table, or ``no parameters``."""
+    rows = readable.parameters(schema)
+    out.print(_indented(_rows_table(rows, out.width - 2, "parameter")) if rows else safe("  no parameters", "muted"))
+
+
+def _definitions(out: Console, *schemas: Any) -> None:
+    """The `$defs` the schemas use, each once: its name, its type and description, and its fields as a table."""
+    seen: set[str] = set()
+    for definition in (found for schema in schemas for found in readable.definitions(schema)):
+        if definition.name in seen:
+            continue
+        seen.add(definition.name)
+        line = safe(f"  {definition.name}", "name")
+        line.append_text(safe(f"  {definition.type}" + (f": {definition.description}" if definition.description else ""), "muted"))
+        out.print(line)
+        if definition.rows:
+            out.print(_indented(_rows_table(definition.rows, out.width - 2, "field")))
+
+
+_COLUMNS = (("type", 14, 28), ("required", 12, 16), ("constraints", 10, 24))
+"""The middle columns of a parameter table, each with the width it may shrink to and its widest (a longer cell folds);
+the name column is like them (14, 24); the description takes the rest, at least 18 columns when it can."""
+
+
+def _rows_table(rows: list[readable.Row], width: int, first: str) -> Any:
+    from rich import box
+    from rich.cells import cell_len
+    from rich.table import Table
+
+    columns = [(first, 14, 24), *_COLUMNS]
+    cells = [[row.name, row.type, row.need, row.rules] for row in rows]
+    if not any(row.rules for row in rows):  # no constraints at all: no empty column (nor for descriptions, below)
+        columns, cells = columns[:3], [cell[:3] for cell in cells]
+    natural = [max(cell_len(name), *(cell_len(cell[index]) for cell in cells)) for index, (name, _, _) in enumerate(columns)]
+    widths = [min(size, widest) for size, (_, _, widest) in zip(natural, columns)]
+    room = width - 2 * len(widths) - min(18, max(cell_len("description"), *(cell_len(row.description) for row in rows)))
+    while sum(widths) > room:
+        slack = [size - floor for size, (_, floor, _) in zip(widths, columns)]
+        if max(slack) <= 0:
+            break
+        widths[slack.index(max(slack))] -= 1
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True)
+    for index, ((name, _, _), size) in enumerate(zip(columns, widths)):
+        table.add_column(name, overflow="fold", style="name" if index == 0 else None, width=size)
+    described = any(row.description for row in rows)
+    if described:
+        table.add_column("description", overflow="fold")
+    for row, cell in zip(rows, cells):
+        table.add_row(*(safe(text, "muted" if text == "no" else None) for text in cell), *([safe(row.description)] if described else []))
+    return table
+
+
+def _indented(renderable: Any) -> Any:
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, 2), expand=False)
+
+
+def _returns(out: Console, output: Any, found: list[readable.Row], content: str) -> bool:
+    """Print ``returns list[object]: id integer, name string?`` (a ``?``: the field may be missing), ``returns nothing``,
+    or the content parts; True when the fields did not fit on the line (the caller shows them as a table)."""
+    line = safe("  returns ", "muted")
+    if output is None:
+        line.append_text(safe(content or "nothing"))
+        out.print(line)
+        return False
+    line.append_text(safe(readable.type_text(output)))
+    compact = ", ".join(f"{row.name}{'' if row.need == 'yes' else '?'} {row.type}" for row in found)
+    tail = f"; with content: {content}" if content else ""
+    fits = len(line) + 2 + len(compact) + len(tail) <= out.width
+    if found and fits:
+        line.append_text(safe(": ", "muted"))
+        line.append_text(safe(compact))
+    line.append_text(safe(tail))
+    out.print(line)
+    return bool(found) and not fits
+
+
+def _schemas(out: Console, tool: dict[str, Any]) -> None:
     from rich.syntax import Syntax
 
     for key in ("inputSchema", "outputSchema"):
@@ -151,8 +259,7 @@ def _schemas(out: Console, tool: dict[str, Any], compact: bool = False) -> None:
         label = safe(f"{tool['name']} ", "name")
         label.append_text(safe("input" if key == "inputSchema" else "output", "muted"))
         out.print(label)
-        text = json.dumps(tool[key], ensure_ascii=False) if compact else dump_json(tool[key]).rstrip()
-        out.print(Syntax(text, "json", theme="ansi_dark", background_color="default", word_wrap=True))
+        out.print(Syntax(dump_json(tool[key]).rstrip(), "json", theme="ansi_dark", background_color="default", word_wrap=True))
 
 
 def render_findings(out: Console, result: Inspection) -> None:

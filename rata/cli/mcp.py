@@ -37,7 +37,8 @@ def inspect(
     app_spec: Optional[str] = AppOption,
     as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
     era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
-    tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full."),
+    tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full, with its JSON schemas."),
+    schemas: bool = typer.Option(False, "--schemas", help="Also show every tool's JSON schemas, highlighted, under its parameters."),
     strict: bool = typer.Option(False, "--strict", help="Also check every schema against the 2020-12 meta-schema; exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
 ) -> None:
@@ -75,7 +76,7 @@ def inspect(
                 raise _unknown_tool(tool, result)
             render_tool(out, result, found)
         else:
-            render_inspection(out, result)
+            render_inspection(out, result, schemas=schemas)
     if strict and result.errors:
         raise LintFailed(f"Lint found {len(result.errors)} error(s).", hint="Fix them, or run without --strict.")
 

@@ -13,7 +13,7 @@ from tests.conftest import CRM, subprocess_env
 TOOLS = ["customers_delete", "customers_index", "customers_show", "customers_store"]
 
 
-def test_the_human_view_shows_tools_schemas_resources_hidden_commands_and_lint(rata):
+def test_the_human_view_shows_tools_parameters_resources_hidden_commands_and_lint(rata):
     result = rata("mcp", "inspect", "--app", str(CRM))
     assert result.exit_code == 0, result.stderr
     assert matches_snapshot("inspect_crm.txt", result.stdout)
