@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from rata.db import Tracker
+    from rata.prompts import PromptSpec
 
 log = LazyLogger("rata.app")
 ALLOW = "allow"
@@ -113,6 +114,7 @@ class App:
         self.mcp_config: Mcp | None = None
         self.middleware: list[Middleware] = []
         self.specs: dict[str, CommandSpec] = {}
+        self.prompt_specs: dict[str, PromptSpec] = {}
         self._fields: dict[str, tuple[CommandSpec, list[tuple[str, Any, bool]]]] = {}
         self._analyzer = Analyzer()
         self.events = Events()
@@ -134,6 +136,22 @@ class App:
                         hint="Rename one, or pass name=... to @command.",
                     )
                 self.specs[spec.name] = spec
+        return self
+
+    def prompts(self, *fns: Callable[..., Any] | Iterable[Callable[..., Any]]) -> App:
+        """Register prompt functions (each decorated with `@prompt`, `rata.prompts`)."""
+        from rata.prompts import inspect_prompt
+
+        for item in fns:
+            for fn in (item if isinstance(item, (list, tuple)) else [item]):
+                spec = inspect_prompt(fn, self._analyzer, Ctx)
+                known = self.prompt_specs.get(spec.name)
+                if known is not None and known.fn is not fn:
+                    raise CodegenError(
+                        f"Two prompts are named {spec.name!r}: {known.qualname} and {spec.qualname}.",
+                        hint="Rename one, or pass name=... to @prompt.",
+                    )
+                self.prompt_specs[spec.name] = spec
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> App:

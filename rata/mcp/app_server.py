@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class AppServer:
     """Everything the method handlers of one app's server share: it serves every row of `rata.mcp.methods.METHODS`
     (it satisfies each handler module's protocol: `lifecycle.Described`, `listing.Offer`, `resources.Readable`,
-    `tools.ToolHost`, `subscriptions.Subscribed`)."""
+    `tools.ToolHost`, `subscriptions.Subscribed`, `prompts.PromptHost`, `completion.Completable`)."""
 
     def __init__(
         self,
@@ -48,12 +48,19 @@ class AppServer:
         self.access = {name: app.agent_access(app.specs[name]) for name in self.tools}
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
         self._legacy_tools: list[dict[str, Any]] | None = None
+        self.prompts = {prompt["name"]: prompt for prompt in self.catalog.prompts}
         mcp = app.mcp_config
         self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
         self.limiter = limiter if limiter is not None else Limiter(mcp.limit if mcp is not None else None)
         self._confirmer: Confirmer | None = None
         # listChanged: a server that answered from the app's manifest says so if the loaded app lists otherwise.
-        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}}
+        self.capabilities: dict[str, Any] = {
+            "tools": {"listChanged": True},
+            "resources": {"subscribe": True, "listChanged": True},
+            "prompts": {"listChanged": True},
+            "completions": {},
+            "logging": {},
+        }
         self.subscriptions = subscriptions.Subscriptions(self)
         info = clean_info({"name": app.name, "version": app.version})
         if server is None:
@@ -90,6 +97,9 @@ class AppServer:
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.catalog.resources
 
+    def prompts_for(self, era: str) -> list[dict[str, Any]]:
+        return self.catalog.prompts
+
     def offer(self) -> dict[str, Any]:
         """Everything the server answers without running the app: what a manifest records (`rata.mcp.manifest`)."""
         return {
@@ -98,4 +108,5 @@ class AppServer:
             "instructions": self.instructions,
             "tools": {"modern": self.tools_for("modern"), "legacy": self.tools_for("legacy")},
             "resources": self.resources_for("modern"),
+            "prompts": self.prompts_for("modern"),
         }

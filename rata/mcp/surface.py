@@ -1,4 +1,4 @@
-"""What an MCP client receives from ``tools/list`` and ``resources/list``, per era.
+"""What an MCP client receives from ``tools/list``, ``resources/list`` and ``prompts/list``, per era.
 
 The catalog's tools are in the 2026-07-28 shape, where ``outputSchema`` may have any root.
 A 2025-11-25 client needs an object root and object ``structuredContent``, so there a
@@ -57,5 +57,5 @@ def resources_for(catalog: Catalog, era: str = "modern") -> list[dict[str, Any]]
 
 
 def surface(catalog: Catalog, era: str = "modern") -> dict[str, Any]:
-    """``{"tools": [...], "resources": [...]}``: the agent-facing surface, for ``--json`` and ``--check``."""
-    return {"tools": tools_for(catalog, era), "resources": resources_for(catalog, era)}
+    """``{"tools": [...], "resources": [...], "prompts": [...]}``: the agent-facing surface, for ``--json`` and ``--check``."""
+    return {"tools": tools_for(catalog, era), "resources": resources_for(catalog, era), "prompts": catalog.prompts}

@@ -445,9 +445,8 @@ def test_every_list_is_one_page(crm: App, method: str) -> None:
         assert agent.request_raw(method, {"cursor": ""})["error"]["code"] == -32602
 
 
-def test_no_prompts_and_no_batches(crm: App) -> None:
+def test_no_batches(crm: App) -> None:
     with AgentClient(crm) as agent:
-        assert agent.request_raw("prompts/list")["error"]["code"] == -32601
         agent.send_line(b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]\n')
         agent._wait(lambda: None in agent._responses, 5, "no answer to the batch")
         assert agent._responses[None]["error"]["code"] == -32600

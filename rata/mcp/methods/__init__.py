@@ -85,6 +85,9 @@ METHODS: dict[str, Row] = {
     "subscriptions/listen": Row(MODERN_ONLY, needs_app=True, handler="subscriptions.listen"),
     "resources/subscribe": Row(LEGACY_ONLY, needs_app=True, handler="subscriptions.subscribe"),
     "resources/unsubscribe": Row(LEGACY_ONLY, needs_app=True, handler="subscriptions.unsubscribe"),
+    "prompts/list": Row(BOTH, handler="listing.list_prompts"),
+    "prompts/get": Row(BOTH, needs_app=True, blocking=True, handler="prompts.get_prompt"),
+    "completion/complete": Row(BOTH, needs_app=True, blocking=True, handler="completion.complete"),
 }
 """method name -> its row; the one place a protocol method is declared"""
 

@@ -96,8 +96,12 @@ class Subscriptions:
             self.ctx.server.notify(LIST_CHANGED[name], {"_meta": {wire.META_SUBSCRIPTION: listen_id}})
 
 
-LIST_CHANGED = {"tools": "notifications/tools/list_changed", "resources": "notifications/resources/list_changed"}
-LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources"}
+LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "resources": "notifications/resources/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+}
+LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources", "promptsListChanged": "prompts"}
 
 
 def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
