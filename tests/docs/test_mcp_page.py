@@ -108,6 +108,19 @@ def test_the_talking_example_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.subprocess
+def test_the_prompts_example_passes(tmp_path: Path) -> None:
+    """docs/examples/mcp/mail/test_mail.py, run next to its app as a reader would (the app's folder on the path)."""
+    mail = EXAMPLES / "mail"
+    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(mail), os.environ.get("PYTHONPATH", "")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(mail / "test_mail.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 passed" in done.stdout, done.stdout
+
+
+@pytest.mark.subprocess
 def test_the_client_configuration_starts_the_server(tmp_path: Path, crm: App) -> None:
     config = json.loads((EXAMPLES / "claude_desktop_config.json").read_text(encoding="utf-8"))
     assert config == {"mcpServers": {"crm": {"command": "crm", "args": ["--mcp"]}}}
