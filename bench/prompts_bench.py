@@ -18,11 +18,7 @@ written to the final answer read:
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +33,8 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 ACCEPT = {"action": "accept", "content": {"topic": "tea"}}
 
 
-from rata import App, Ctx, Mcp, command, prompt  # noqa: E402 - after the path is set
+from bench.talk_bench import Client, calls_or_serve  # noqa: E402 - after the path is set
+from rata import App, Ctx, Mcp, command, prompt  # noqa: E402
 
 
 @dataclass
@@ -71,46 +68,17 @@ def make_app() -> App:
     return App("promptbench", identifier="com.example.promptbench").commands(plain).prompts(follow_up, asks).mcp(Mcp().allow_abilities(["bench.*"]).rate_limit(None))
 
 
-class Client:
-    def __init__(self, home: str) -> None:
-        env = {**os.environ, "RATA_HOME": home}
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
-        self.ids = 0
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send a request; answer the server's questions on the way; return the final answer's result."""
-        assert self.proc.stdout is not None
-        self.ids += 1
-        self.send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
-        while True:
-            message = json.loads(self.proc.stdout.readline())
-            if message.get("method") == "elicitation/create":
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": ACCEPT})
-            elif message.get("id") == self.ids and "method" not in message:
-                if "error" in message:
-                    raise RuntimeError(message["error"])
-                return message["result"]
-
-    def ask(self, era: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if era == "modern":
-            params = {**params, "_meta": dict(META)}
-        result = self.request(method, params)
-        if result.get("resultType") == "input_required":
-            keys = list(result["inputRequests"])
-            result = self.request(method, {**params, "inputResponses": dict.fromkeys(keys, ACCEPT), "requestState": result["requestState"]})
-        if result.get("isError") or result.get("resultType") == "input_required":
-            raise RuntimeError(result)
-        return result
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(10)
+def ask(client: Client, era: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One request, and in 2026-07-28 the retry that answers its question."""
+    if era == "modern":
+        params = {**params, "_meta": dict(META)}
+    result = client.request(method, params)
+    if result.get("resultType") == "input_required":
+        keys = list(result["inputRequests"])
+        result = client.request(method, {**params, "inputResponses": dict.fromkeys(keys, ACCEPT), "requestState": result["requestState"]})
+    if result.get("isError") or result.get("resultType") == "input_required":
+        raise RuntimeError(result)
+    return result
 
 
 KINDS = (
@@ -124,39 +92,32 @@ KINDS = (
 
 def measure(client: Client, era: str, method: str, params: dict[str, Any], calls: int) -> list[float]:
     for _ in range(20):  # warm-up
-        client.ask(era, method, params)
+        ask(client, era, method, params)
     times = []
     for _ in range(calls):
         started = time.perf_counter()
-        client.ask(era, method, params)
+        ask(client, era, method, params)
         times.append(time.perf_counter() - started)
     return times
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.serve:
-        from rata.cli.appmain import serve_mcp
-
-        sys.exit(serve_mcp(make_app()))
+    calls = calls_or_serve(__doc__.splitlines()[0], make_app)
     rows = []
     with tempfile.TemporaryDirectory() as home:
         for era in ("modern", "legacy"):
-            client = Client(home)
-            if era == "legacy":
-                init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
-                client.request("initialize", init)
-                client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            for label, method, params in KINDS:
-                times = sorted(measure(client, era, method, params, args.calls))
-                rows.append((era, label, statistics.median(times) * 1e3, times[int(len(times) * 0.9)] * 1e3))
+            client = Client(home, era, __file__, ACCEPT)
+            rows += [(era, label, *summary(measure(client, era, method, params, calls))) for label, method, params in KINDS]
             client.close()
     print(f"{'era':8} {'request':20} {'median ms':>10} {'p90 ms':>8}")
     for era, label, median, p90 in rows:
         print(f"{era:8} {label:20} {median:10.3f} {p90:8.3f}")
+
+
+def summary(times: list[float]) -> tuple[float, float]:
+    """The median and the 90th percentile, in milliseconds."""
+    times = sorted(times)
+    return statistics.median(times) * 1e3, times[int(len(times) * 0.9)] * 1e3
 
 
 if __name__ == "__main__":

@@ -98,13 +98,20 @@ def command(
         can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present, complete=complete
     )
 
+    mark = marker("@command", _ATTR, options)
+    return mark(fn) if fn is not None else mark
+
+
+def marker(decorator: str, attribute: str, options: Any) -> Callable[[F], F]:
+    """What a decorator such as `@command` applies: it records `options` on the function, which stays a plain function."""
+
     def mark(function: F) -> F:
         if not callable(function):
-            raise CodegenError(f"@command was applied to {function!r}, which is not a function.")
-        setattr(function, _ATTR, options)
+            raise CodegenError(f"{decorator} was applied to {function!r}, which is not a function.")
+        setattr(function, attribute, options)
         return function
 
-    return mark(fn) if fn is not None else mark
+    return mark
 
 
 def command_options(fn: Any) -> CommandOptions | None:

@@ -32,12 +32,12 @@ from __future__ import annotations
 import inspect
 import itertools
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 from rata._record import Record
 from rata.abilities import validate_ability
 from rata.cleantext import clean_line, clean_text
-from rata.command_spec import NAME_CHARACTERS, ParamSpec, read_params
+from rata.command_spec import NAME_CHARACTERS, ParamSpec, marker, read_params
 from rata.completion import Completer, completers
 from rata.content import MAX_PARTS, EmbeddedResource, PartError, Text, _Budget, _Part, part_json
 from rata.errors import CodegenError, ForbiddenError, ResultError
@@ -54,17 +54,6 @@ MAX_MESSAGES = MAX_PARTS
 """The most messages one prompt may return (each holds one content part)."""
 MAX_TITLE = 200
 """Characters of a prompt's title."""
-
-
-class PromptOptions(Record):
-    """What `@prompt(...)` was given."""
-
-    __slots__ = ("can", "name", "title", "complete")
-    _defaults: ClassVar[dict[str, Any]] = {"can": None, "name": None, "title": None, "complete": None}
-    can: str | None
-    name: str | None
-    title: str | None
-    complete: dict[str, Completer] | None
 
 
 @overload
@@ -94,14 +83,7 @@ def prompt(
         title: A name for people, shown in the client's menu.
         complete: Completions of an argument as the user types it: ``{"param": fn}`` (`rata.completion`).
     """
-    options = PromptOptions(can=can, name=name, title=title, complete=complete)
-
-    def mark(function: F) -> F:
-        if not callable(function):
-            raise CodegenError(f"@prompt was applied to {function!r}, which is not a function.")
-        setattr(function, _ATTR, options)
-        return function
-
+    mark = marker("@prompt", _ATTR, {"can": can, "name": name, "title": title, "complete": complete})
     return mark(fn) if fn is not None else mark
 
 
@@ -144,22 +126,23 @@ class PromptSpec(Record):
 
 def inspect_prompt(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) -> PromptSpec:
     """Read a function decorated with `@prompt` into a `PromptSpec`, or raise `CodegenError`."""
-    options: PromptOptions | None = getattr(fn, _ATTR, None)
+    options: dict[str, Any] | None = getattr(fn, _ATTR, None)  # what @prompt recorded
     label = getattr(fn, "__qualname__", repr(fn))
     if options is None:
         raise CodegenError(f"{label} is not a rata prompt.", hint="Decorate it with @rata.prompt(can=...).")
-    name = options.name or fn.__name__
+    name = options["name"] or fn.__name__
     where = f"prompt {name!r}"
     if not (isinstance(name, str) and 0 < len(name) <= 128 and NAME_CHARACTERS.issuperset(name)):
         raise CodegenError(f"{where}: the name is not a valid prompt name.", hint="Use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.")
     if inspect.iscoroutinefunction(fn):
         raise CodegenError(f"{where}: the function is async.", hint="Make it a plain function; prompts run on a worker thread.")
-    if options.title is not None and not isinstance(options.title, str):
-        raise CodegenError(f"{where}: title= is {type(options.title).__name__}, not a string.", hint="Pass the title as str.")
-    can = validate_ability(options.can, where) if options.can is not None else None
+    title = options["title"]
+    if title is not None and not isinstance(title, str):
+        raise CodegenError(f"{where}: title= is {type(title).__name__}, not a string.", hint="Pass the title as str.")
+    can = validate_ability(options["can"], where) if options["can"] is not None else None
     doc, params, ctx_param = read_params(fn, resolve_hints(fn, where), analyzer, ctx_type, where)
-    title = clean_line(options.title, MAX_TITLE) if options.title else None
-    return PromptSpec(name, fn, can, title, doc.description, tuple(params), ctx_param, completers(options.complete, params, where))
+    title = clean_line(title, MAX_TITLE) if title else None
+    return PromptSpec(name, fn, can, title, doc.description, tuple(params), ctx_param, completers(options["complete"], params, where))
 
 
 # --- getting a prompt ------------------------------------------------------------------------------

@@ -194,13 +194,7 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     if not description:
         out.append(Finding("description-missing", "warning", name, "/description", "The tool has no description, so the model must guess what it does.", "Give the command a docstring."))
     elif len(description) > DESCRIPTION_LIMIT:
-        out.append(
-            Finding(
-                "description-too-long", "warning", name, "/description",
-                f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.",
-                "Keep the docstring's summary and body short; move detail to the Args section.",
-            )
-        )
+        out.append(_too_long("description-too-long", name, description, "Keep the docstring's summary and body short; move detail to the Args section."))
     for prop, schema in tool["inputSchema"].get("properties", {}).items():
         if isinstance(schema, dict) and not schema.get("description"):
             out.append(
@@ -211,6 +205,10 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
                 )
             )
     return out
+
+
+def _too_long(rule: str, who: str, description: str, fix: str) -> Finding:
+    return Finding(rule, "warning", who, "/description", f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.", fix)
 
 
 def _schemas(tool: dict[str, Any], checked: dict[str, list[tuple[str, str]]] | None) -> list[Finding]:
@@ -348,54 +346,28 @@ ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_]+$")
 def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
     """What clients trip over in one listed prompt (a ``prompts/list`` entry)."""
     name = prompt["name"]
-    who = f"prompt:{name}"
-    out: list[Finding] = []
     command = f"/mcp__{client_name(server)}__{client_name(name)}"
+    found: list[tuple[str, str, str, str, str]] = []  # rule, severity, path, message, fix
     if not RAW_NAME.match(name):
-        out.append(
-            Finding(
-                "prompt-name", "warning", who, "/name",
-                f"{name!r} has characters outside A-Z, a-z, 0-9, '_' and '-': clients offer a prompt as a slash command and rewrite or refuse such names.",
-                "Use only letters, digits, '_' and '-' (@prompt(name=...)).",
-            )
-        )
+        said = f"{name!r} has characters outside A-Z, a-z, 0-9, '_' and '-': clients offer a prompt as a slash command and rewrite or refuse such names."
+        found.append(("prompt-name", "warning", "/name", said, "Use only letters, digits, '_' and '-' (@prompt(name=...))."))
     if len(command) - 1 > CLAUDE_CODE_LIMIT:
-        out.append(
-            Finding(
-                "prompt-name", "warning", who, "/name",
-                f"Claude Code offers it as {command!r} ({len(command) - 1} characters, over {CLAUDE_CODE_LIMIT}).",
-                "Shorten the prompt's name (@prompt(name=...)), or register the server under a shorter name.",
-            )
-        )
+        said = f"Claude Code offers it as {command!r} ({len(command) - 1} characters, over {CLAUDE_CODE_LIMIT})."
+        found.append(("prompt-name", "warning", "/name", said, "Shorten the prompt's name (@prompt(name=...)), or register the server under a shorter name."))
     description = prompt.get("description", "")
     if not description:
-        out.append(Finding("prompt-description", "warning", who, "/description", "The prompt has no description, so the user cannot tell what it does.", "Give the function a docstring."))
-    elif len(description) > DESCRIPTION_LIMIT:
-        out.append(
-            Finding(
-                "prompt-description", "warning", who, "/description",
-                f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.",
-                "Keep the docstring's summary short.",
-            )
-        )
+        found.append(("prompt-description", "warning", "/description", "The prompt has no description, so the user cannot tell what it does.", "Give the function a docstring."))
     for index, argument in enumerate(prompt.get("arguments", [])):
         arg = argument["name"]
         if not ARGUMENT_NAME.match(arg):
-            out.append(
-                Finding(
-                    "prompt-argument", "warning", who, f"/arguments/{index}/name",
-                    f"The argument {arg!r} has characters outside A-Z, a-z, 0-9 and '_', which a client's name=value form may not carry.",
-                    "Rename the parameter with ASCII letters, digits and '_'.",
-                )
-            )
+            said = f"The argument {arg!r} has characters outside A-Z, a-z, 0-9 and '_', which a client's name=value form may not carry."
+            found.append(("prompt-argument", "warning", f"/arguments/{index}/name", said, "Rename the parameter with ASCII letters, digits and '_'."))
         if not argument.get("description"):
-            out.append(
-                Finding(
-                    "prompt-argument", "info", who, f"/arguments/{index}/description",
-                    f"The argument {arg!r} has no description; the client shows it to the user as they fill it in.",
-                    f"Describe it in the docstring's Args section ({arg}: ...).",
-                )
-            )
+            said = f"The argument {arg!r} has no description; the client shows it to the user as they fill it in."
+            found.append(("prompt-argument", "info", f"/arguments/{index}/description", said, f"Describe it in the docstring's Args section ({arg}: ...)."))
+    out = [Finding(rule, severity, f"prompt:{name}", path, said, fix) for rule, severity, path, said, fix in found]
+    if len(description) > DESCRIPTION_LIMIT:
+        out.append(_too_long("prompt-description", f"prompt:{name}", description, "Keep the docstring's summary short."))
     return out
 
 

@@ -8,17 +8,18 @@ an assistant message; `context_first` asks the user before it answers; `hidden` 
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict
 
 from rata import App, Ctx, Image, Mcp, PromptMessage, prompt
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
 
-def customer_ids(value: str) -> list[str]:
+def customer_ids(value: str):  # noqa: ANN201 - a generator: completers may return any iterable of strings
     """Customer numbers 1 to 150 that start with what was typed."""
-    return [str(n) for n in range(1, 151) if str(n).startswith(value)]
+    for number in map(str, range(1, 151)):
+        if number.startswith(value):
+            yield number
 
 
 @prompt(can="notes.view", title="Follow-up email", complete={"customer_id": customer_ids})
@@ -29,7 +30,7 @@ def follow_up(customer_id: int, tone: Literal["warm", "brief"] = "warm") -> str:
         customer_id: The customer to write to.
         tone: How the email should sound.
     """
-    return f"Write a {tone} follow-up email to customer #{customer_id}."
+    return "Write a " + tone + " follow-up email to customer #" + str(customer_id) + "."
 
 
 @prompt(can="notes.view")
@@ -38,16 +39,13 @@ def pictured() -> list[Image | PromptMessage]:
     return [Image(PNG, mime_type="image/png"), PromptMessage("It is one pixel.", role="assistant")]
 
 
-@dataclass
-class Topic:
-    topic: str
+Topic = TypedDict("Topic", {"topic": str})
 
 
 @prompt(can="notes.view")
 def context_first(ctx: Ctx) -> str:
     """Ask the user what to write about, then draft it."""
-    answer = ctx.ask(Topic, "What should the note be about?", key="topic").require()
-    return f"Write a note about {answer.topic}."
+    return "Write a note about %s." % ctx.ask(Topic, "What should the note be about?", key="topic").require()["topic"]  # noqa: UP031
 
 
 @prompt(can="secret.view")

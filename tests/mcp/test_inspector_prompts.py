@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import base64
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.mcp.test_inspector_peer import ERAS, TIMEOUT_SECONDS, Run, era, inspector  # noqa: F401 - fixtures
+from tests.mcp.test_inspector_peer import Run, era, inspector  # noqa: F401 - fixtures
+from tests.mcp.test_inspector_peer import inspect as inspect_server
 
 pytestmark = pytest.mark.subprocess
 
 APP = Path(__file__).resolve().parent / "prompts_app.py"
-PEERS_BIN = Path(__file__).resolve().parents[2] / ".ci" / "peers" / "node_modules" / ".bin"
 
 
 def inspect(inspector: Path, home: Path, era: str, *method: str) -> Run:
-    env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home.parent / "inspector-home")}
-    (home.parent / "inspector-home").mkdir(exist_ok=True)
-    command = [
-        "timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli",
-        "--protocol-era", era, "--format", "json", "-q",
-        "-e", f"RATA_HOME={home}",
-        sys.executable, str(APP), "--mcp",
-        "--method", *method,
-    ]  # fmt: skip
-    return Run(subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_SECONDS + 10))
+    return inspect_server(inspector, home, era, *method, server=[sys.executable, str(APP), "--mcp"])
 
 
 def test_the_inspector_lists_the_granted_prompts(inspector, rata_home, era):

@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from rata.mcp.confirm import Confirmer
     from rata.mcp.server import Call
 
-log = LazyLogger("rata.mcp")
-
-
 class PromptHost(Protocol):
     """What ``prompts/get`` needs: the app, its listed prompts by name, and the signer of request states."""
 
@@ -46,6 +43,9 @@ class PromptHost(Protocol):
 
     @property
     def confirmer(self) -> Confirmer: ...
+
+
+log = LazyLogger("rata.mcp")
 
 
 def text_arguments(arguments: Any, key: str) -> dict[str, str]:
