@@ -10,6 +10,8 @@
         assert agent.read("app://customers_index") == []
         booked = agent.call("trips_book", {"city": "Oslo"}, answers=[{"seat": "window"}])  # answers ctx.ask
         assert agent.call("trips_import", {"cities": ["Oslo"]}, progress=True).progress[-1]["progress"] == 1
+        assert agent.get_prompt("follow_up", customer_id=7)["messages"][0]["role"] == "user"  # arguments go as text
+        assert agent.complete("follow_up", "tone", "w") == {"values": ["warm"], "total": 1, "hasMore": False}
 
     with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
         ...

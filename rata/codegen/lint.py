@@ -194,7 +194,7 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     if not description:
         out.append(Finding("description-missing", "warning", name, "/description", "The tool has no description, so the model must guess what it does.", "Give the command a docstring."))
     elif len(description) > DESCRIPTION_LIMIT:
-        out.append(_too_long("description-too-long", name, description, "Keep the docstring's summary and body short; move detail to the Args section."))
+        out.append(_too_long("description-too-long", "warning", name, description, "Keep the docstring's summary and body short; move detail to the Args section."))
     for prop, schema in tool["inputSchema"].get("properties", {}).items():
         if isinstance(schema, dict) and not schema.get("description"):
             out.append(
@@ -207,8 +207,8 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _too_long(rule: str, who: str, description: str, fix: str) -> Finding:
-    return Finding(rule, "warning", who, "/description", f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.", fix)
+def _too_long(rule: str, severity: str, who: str, description: str, fix: str) -> Finding:
+    return Finding(rule, severity, who, "/description", f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.", fix)
 
 
 def _schemas(tool: dict[str, Any], checked: dict[str, list[tuple[str, str]]] | None) -> list[Finding]:
@@ -367,7 +367,7 @@ def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
             found.append(("prompt-argument", "info", f"/arguments/{index}/description", said, f"Describe it in the docstring's Args section ({arg}: ...)."))
     out = [Finding(rule, severity, f"prompt:{name}", path, said, fix) for rule, severity, path, said, fix in found]
     if len(description) > DESCRIPTION_LIMIT:
-        out.append(_too_long("prompt-description", f"prompt:{name}", description, "Keep the docstring's summary short."))
+        out.append(_too_long("prompt-description", "warning", f"prompt:{name}", description, "Keep the docstring's summary short."))
     return out
 
 
