@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,11 +71,18 @@ def make_app() -> App:
 
 
 class Client:
-    def __init__(self, home: str) -> None:
+    """One stdio connection, in one era, to the app `script` serves (``script --serve``); `accept` answers its questions."""
+
+    def __init__(self, home: str, era: str, script: str = __file__, accept: dict[str, Any] = ACCEPT) -> None:
         env = {**os.environ, "RATA_HOME": home}
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
+        self.proc = subprocess.Popen([sys.executable, script, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
         self.ids = 0
         self.sent = 0  # notifications heard in the last call
+        self.accept = accept
+        if era == "legacy":
+            init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
+            self.request("initialize", init)
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -90,7 +98,7 @@ class Client:
         while True:
             message = json.loads(self.proc.stdout.readline())
             if message.get("method") == "elicitation/create":
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": ACCEPT})
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": self.accept})
             elif "method" in message:
                 self.sent += 1
             elif message.get("id") == self.ids:
@@ -129,26 +137,28 @@ def measure(client: Client, era: str, name: str, calls: int, token: bool = False
     return times, client.sent
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def calls_or_serve(description: str, make: Callable[[], App]) -> int:
+    """The ``--calls`` asked for; with ``--serve``, serve `make()` on stdio instead and exit."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         from rata.cli.appmain import serve_mcp
 
-        sys.exit(serve_mcp(make_app()))
+        sys.exit(serve_mcp(make()))
+    return args.calls
+
+
+def main() -> None:
+    calls = calls_or_serve(__doc__.splitlines()[0], make_app)
     rows = []
     with tempfile.TemporaryDirectory() as home:
         for era in ("modern", "legacy"):
-            client = Client(home)
-            if era == "legacy":
-                init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
-                client.request("initialize", init)
-                client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            client = Client(home, era)
             kinds = (("plain", "plain", False), ("ask", "ask", False), ("progress", "progress", True), ("progress, no token", "progress", False))
             for label, name, token in kinds:
-                times, sent = measure(client, era, name, args.calls, token)
+                times, sent = measure(client, era, name, calls, token)
                 times.sort()
                 rows.append((era, label, statistics.median(times) * 1e3, times[int(len(times) * 0.9)] * 1e3, sent))
             client.close()

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
+    from rata.prompts import PromptMessage, prompt
     from rata.talk import Answer, Question
     from rata.typemodel import Field, JsonValue
     from rata.validation import ValidationErrors
@@ -37,6 +38,8 @@ _WHERE = {
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
     "RataError": "rata.errors",
+    "PromptMessage": "rata.prompts",
+    "prompt": "rata.prompts",
     "Answer": "rata.talk",
     "Question": "rata.talk",
     "Field": "rata.typemodel",
@@ -58,12 +61,14 @@ __all__ = [
     "Mcp",
     "Origin",
     "Part",
+    "PromptMessage",
     "Question",
     "RataError",
     "ResourceLink",
     "Text",
     "ValidationErrors",
     "command",
+    "prompt",
     "__version__",
 ]
 

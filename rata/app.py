@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from rata.db import Tracker
+    from rata.prompts import PromptSpec
 
 log = LazyLogger("rata.app")
 ALLOW = "allow"
@@ -127,6 +128,7 @@ class App:
         self.mcp_config: Mcp | None = None
         self.middleware: list[Middleware] = []
         self.specs: dict[str, CommandSpec] = {}
+        self.prompt_specs: dict[str, PromptSpec] = {}
         self._fields: dict[str, tuple[CommandSpec, list[tuple[str, Any, bool]]]] = {}
         self._analyzer = Analyzer()
         self.events = Events()
@@ -153,6 +155,23 @@ class App:
         self.surface_changed()
         return self
 
+    def prompts(self, *fns: Callable[..., Any] | Iterable[Callable[..., Any]]) -> App:
+        """Register prompt functions (each decorated with `@prompt`, `rata.prompts`)."""
+        from rata.prompts import inspect_prompt
+
+        for item in fns:
+            for fn in (item if isinstance(item, (list, tuple)) else [item]):
+                spec = inspect_prompt(fn, self._analyzer, Ctx)
+                known = self.prompt_specs.get(spec.name)
+                if known is not None and known.fn is not fn:
+                    raise CodegenError(
+                        f"Two prompts are named {spec.name!r}: {known.qualname} and {spec.qualname}.",
+                        hint="Rename one, or pass name=... to @prompt.",
+                    )
+                self.prompt_specs[spec.name] = spec
+        self.surface_changed()
+        return self
+
     def allow_abilities(self, patterns: Iterable[str]) -> App:
         """Grant abilities to the app's own frontend."""
         self.frontend_grant.extend(patterns)
@@ -175,10 +194,10 @@ class App:
     def surface_changed(self) -> None:
         """Say that what the app shows may have changed: its commands, or what its grants allow.
 
-        rata calls it when commands are registered and when a grant changes through `allow_abilities`,
+        rata calls it when commands or prompts are registered and when a grant changes through `allow_abilities`,
         `mcp`, `Mcp.allow_abilities`, `Mcp.confirm` or `Mcp.rate_limit`. Call it yourself after
         changing what rata cannot see (a grant replaced whole, a command's spec edited): each MCP
-        server of the app then lists its tools and resources again and tells its clients which lists
+        server of the app then lists its tools, resources and prompts again and tells its clients which lists
         changed (`rata.mcp.app_server.AppServer.refresh`). Cheap: no listener, no work."""
         if self.mcp_config is not None:
             self.mcp_config._memo = {}

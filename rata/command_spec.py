@@ -23,7 +23,8 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from rata._record import Record
 from rata.abilities import validate_ability
-from rata.docstrings import parse_docstring
+from rata.completion import Completer, completers
+from rata.docstrings import Docstring, parse_docstring
 from rata.errors import CodegenError
 from rata.typemodel import Analyzer, Node, Scalar, resolve_hints
 
@@ -38,14 +39,15 @@ Presenter = Callable[[Any], dict[str, Any]]
 class CommandOptions(Record):
     """What `@command(...)` was given."""
 
-    __slots__ = ("can", "live", "read_only", "name", "confirm_message", "present")
-    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None, "present": None}
+    __slots__ = ("can", "live", "read_only", "name", "confirm_message", "present", "complete")
+    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None, "present": None, "complete": None}
     can: str | None
     live: bool
     read_only: bool
     name: str | None
     confirm_message: str | Callable[..., str] | None
     present: Presenter | None
+    complete: dict[str, Completer] | None
 
 
 @overload
@@ -59,6 +61,7 @@ def command(
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
     present: Presenter | None = None,
+    complete: dict[str, Completer] | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -72,6 +75,7 @@ def command(
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
     present: Presenter | None = None,
+    complete: dict[str, Completer] | None = None,
 ) -> Any:
     """Mark a function as a rata command.
 
@@ -86,16 +90,28 @@ def command(
             ``(ctx, **args) -> str``. Default: the description and the arguments.
         present: How an agent sees the result, ``value -> tools/call result`` (text, an image),
             instead of structured JSON; the tool then lists no outputSchema.
+        complete: Completions of an argument's value as the user types it (``completion/complete``, for a
+            resource template's parameters): ``{"param": fn}``, fn taking any of ``ctx``, ``value``,
+            ``arguments`` by name and returning strings (`rata.completion`).
     """
-    options = CommandOptions(can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present)
+    options = CommandOptions(
+        can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present, complete=complete
+    )
+
+    mark = marker("@command", _ATTR, options)
+    return mark(fn) if fn is not None else mark
+
+
+def marker(decorator: str, attribute: str, options: Any) -> Callable[[F], F]:
+    """What a decorator such as `@command` applies: it records `options` on the function, which stays a plain function."""
 
     def mark(function: F) -> F:
         if not callable(function):
-            raise CodegenError(f"@command was applied to {function!r}, which is not a function.")
-        setattr(function, _ATTR, options)
+            raise CodegenError(f"{decorator} was applied to {function!r}, which is not a function.")
+        setattr(function, attribute, options)
         return function
 
-    return mark(fn) if fn is not None else mark
+    return mark
 
 
 def command_options(fn: Any) -> CommandOptions | None:
@@ -117,8 +133,10 @@ class ParamSpec(Record):
 class CommandSpec(Record):
     """Everything rata knows about one command."""
 
-    __slots__ = ("name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message", "present")
-    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None, "present": None}
+    __slots__ = (
+        "name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message", "present", "complete",
+    )  # fmt: skip
+    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None, "present": None, "complete": None}
     name: str
     fn: Callable[..., Any]
     can: str | None
@@ -131,6 +149,8 @@ class CommandSpec(Record):
     is_async: bool
     confirm_message: str | Callable[..., str] | None
     present: Presenter | None
+    complete: dict[str, Completer] | None
+    """param -> its completer, checked (`rata.completion.completers`)"""
 
     @property
     def returns_nothing(self) -> bool:
@@ -163,6 +183,33 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
         )
     can = validate_ability(options.can, where) if options.can is not None else None
     hints = resolve_hints(fn, where)
+    doc, params, ctx_param = read_params(fn, hints, analyzer, ctx_type, where)
+    if "return" not in hints:
+        raise CodegenError(
+            f"{where}: the function has no return type.",
+            hint="Annotate it (`-> None` if it returns nothing) so agents know what comes back.",
+        )
+    returns = analyzer.analyze_result(hints["return"], f"{where}, return type")
+    return CommandSpec(
+        name=name,
+        fn=fn,
+        can=can,
+        live=options.live,
+        read_only=options.read_only,
+        description=doc.description,
+        params=tuple(params),
+        returns=returns,
+        ctx_param=ctx_param,
+        is_async=inspect.iscoroutinefunction(fn),
+        confirm_message=options.confirm_message,
+        present=options.present,
+        complete=completers(options.complete, params, where),
+    )
+
+
+def read_params(fn: Callable[..., Any], hints: dict[str, Any], analyzer: Analyzer, ctx_type: type, where: str) -> tuple[Docstring, list[ParamSpec], str | None]:
+    """A function's docstring, its parameters as `ParamSpec`s (described by the docstring's ``Args:``), and the
+    name of its `Ctx` parameter, if any: how a command's (and a prompt's, `rata.prompts`) signature is read."""
     doc = parse_docstring(inspect.getdoc(fn))
     signature = inspect.signature(fn)
     params: list[ParamSpec] = []
@@ -197,23 +244,4 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
                 description=doc.params.get(param.name, ""),
             )
         )
-    if "return" not in hints:
-        raise CodegenError(
-            f"{where}: the function has no return type.",
-            hint="Annotate it (`-> None` if it returns nothing) so agents know what comes back.",
-        )
-    returns = analyzer.analyze_result(hints["return"], f"{where}, return type")
-    return CommandSpec(
-        name=name,
-        fn=fn,
-        can=can,
-        live=options.live,
-        read_only=options.read_only,
-        description=doc.description,
-        params=tuple(params),
-        returns=returns,
-        ctx_param=ctx_param,
-        is_async=inspect.iscoroutinefunction(fn),
-        confirm_message=options.confirm_message,
-        present=options.present,
-    )
+    return doc, params, ctx_param

@@ -10,6 +10,8 @@
         assert agent.read("app://customers_index") == []
         booked = agent.call("trips_book", {"city": "Oslo"}, answers=[{"seat": "window"}])  # answers ctx.ask
         assert agent.call("trips_import", {"cities": ["Oslo"]}, progress=True).progress[-1]["progress"] == 1
+        assert agent.get_prompt("follow_up", customer_id=7)["messages"][0]["role"] == "user"  # arguments go as text
+        assert agent.complete("follow_up", "tone", "w") == {"values": ["warm"], "total": 1, "hasMore": False}
 
     with AgentClient.spawn(["crm", "--mcp"], env=...) as agent:  # the same API through a real process
         ...
@@ -384,14 +386,24 @@ class AgentClient:
         token = f"progress-{next(self._ids)}" if progress else None
         if token is not None:
             params["_meta"] = {"progressToken": token}
+        with self._cond:
+            heard = len(self.notifications)
+        result = self._asking("tools/call", params, name, confirm, answers)
+        with self._cond:
+            heard_now = self.notifications[heard:]
+        reports = [n["params"] for n in heard_now if n.get("method") == "notifications/progress" and n.get("params", {}).get("progressToken") == token]
+        logs = [n["params"] for n in heard_now if n.get("method") == "notifications/message"]
+        return ToolResult(result, reports if token is not None else [], logs, self._asked)
+
+    def _asking(self, method: str, params: dict[str, Any], name: str, confirm: bool | None, answers: Answers) -> dict[str, Any]:
+        """The result of a request that may ask (``tools/call``, ``prompts/get``): mid-call questions answered as they
+        come (2025 era), ``input_required`` rounds retried with the answers (2026-07-28)."""
         self._answer = confirm
         self._unanswered = None
         self._answers = list(answers) if isinstance(answers, (list, tuple)) else answers
         self._asked = []
-        with self._cond:
-            heard = len(self.notifications)
         try:
-            result = self.request("tools/call", params)
+            result = self.request(method, params)
             rounds = 0
             while result.get("resultType") == "input_required":
                 rounds += 1
@@ -399,7 +411,7 @@ class AgentClient:
                     raise AssertionError(f"{name} kept asking for input ({MAX_ROUNDS} rounds)")
                 requests = result.get("inputRequests", {})
                 responses = {key: self._input(request["method"], request.get("params") or {}) for key, request in requests.items()}
-                result = self.request("tools/call", {**params, "inputResponses": responses, "requestState": result["requestState"]})
+                result = self.request(method, {**params, "inputResponses": responses, "requestState": result["requestState"]})
             if self._unanswered is not None:
                 if confirm is None and not self._asked:
                     raise ConfirmationRequested(f"{name} asks the user: {self._unanswered!r}; pass confirm=True or False (it was declined)")
@@ -407,11 +419,26 @@ class AgentClient:
         finally:
             self._answer = None
             self._answers = None
-        with self._cond:
-            heard_now = self.notifications[heard:]
-        reports = [n["params"] for n in heard_now if n.get("method") == "notifications/progress" and n.get("params", {}).get("progressToken") == token]
-        logs = [n["params"] for n in heard_now if n.get("method") == "notifications/message"]
-        return ToolResult(result, reports if token is not None else [], logs, self._asked)
+        return result
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        return self.request("prompts/list")["prompts"]
+
+    def get_prompt(self, name: str, /, *, answers: Answers = None, **arguments: Any) -> dict[str, Any]:
+        """Get a prompt: ``{"description"?, "messages": [{"role", "content"}]}``. Each argument goes as text, as MCP
+        carries it (a value that is not a str as JSON: ``customer_id=42`` sends ``"42"``). `answers` answers the
+        questions the prompt asks, as for `call`; a JSON-RPC error raises `McpError`."""
+        texts = {key: value if isinstance(value, str) else json.dumps(value) for key, value in arguments.items()}
+        return self._asking("prompts/get", {"name": name, "arguments": texts}, name, None, answers)
+
+    def complete(self, ref: dict[str, Any] | str, argument: str, value: str, context: dict[str, str] | None = None) -> dict[str, Any]:
+        """``completion/complete`` for `argument` typed so far as `value`: ``{"values", "total"?, "hasMore"}``.
+        `ref` is a ``ref`` object, or a prompt's name (``ref/prompt``); `context` the other arguments, as text."""
+        reference = {"type": "ref/prompt", "name": ref} if isinstance(ref, str) else ref
+        params: dict[str, Any] = {"ref": reference, "argument": {"name": argument, "value": value}}
+        if context is not None:
+            params["context"] = {"arguments": context}
+        return self.request("completion/complete", params)["completion"]
 
     def read(self, uri: str) -> Any:
         """Read a resource and return its JSON content."""

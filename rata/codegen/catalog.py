@@ -5,7 +5,9 @@ The catalog is the one source of truth the agent-facing surfaces are projected f
 - ``tools``: the commands granted to agents, as MCP ``Tool`` objects (2026-07-28 shape);
 - ``resources``: ``app://<command>`` for each granted live command whose arguments all
   have defaults (and that needs no confirmation: a read cannot ask the user);
-- ``commands``: every command, tool or not, with its ability and schemas.
+- ``commands``: every command, tool or not, with its ability and schemas;
+- ``prompts``: the prompts granted to agents, as MCP ``Prompt`` objects (``prompts/list``), and
+  ``prompt_details``: every prompt with its ability, its access and its arguments' JSON schema.
 
 Everything in it is cleaned (`rata.codegen.sanitize`) and bounded, sorted by name, and
 serialised with `catalog_json` to the same bytes on every run.
@@ -14,7 +16,7 @@ serialised with `catalog_json` to the same bytes on every run.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from rata._record import Record
 from rata.app import CONFIRM, App
@@ -30,12 +32,15 @@ CONFIRM_NOTE = "The user is asked to confirm each call."
 class Catalog(Record):
     """Tools, resources and commands of one app, ready to serialise."""
 
-    __slots__ = ("app", "tools", "resources", "commands", "grants")
+    __slots__ = ("app", "tools", "resources", "commands", "grants", "prompts", "prompt_details")
+    _defaults: ClassVar[dict[str, Any]] = {"prompts": [], "prompt_details": []}
     app: dict[str, str]
     tools: list[dict[str, Any]]
     resources: list[dict[str, Any]]
     commands: list[dict[str, Any]]
     grants: dict[str, list[str]]
+    prompts: list[dict[str, Any]]
+    prompt_details: list[dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +49,8 @@ class Catalog(Record):
             "tools": self.tools,
             "resources": self.resources,
             "commands": self.commands,
+            "prompts": self.prompts,
+            "promptDetails": self.prompt_details,
         }
 
     def tool(self, name: str) -> dict[str, Any] | None:
@@ -107,7 +114,39 @@ def build_catalog(app: App) -> Catalog:
         "confirm": mcp.confirm_grant.texts() if mcp else [],
     }
     info = {"name": app.name, "identifier": app.identifier, "version": app.version}
-    return Catalog(info, tools, resources, commands, grants)
+    prompts, prompt_details = build_prompts(app)
+    return Catalog(info, tools, resources, commands, grants, prompts, prompt_details)
+
+
+def build_prompts(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The granted prompts as ``prompts/list`` lists them, and every prompt's detail (ability, access, input schema)."""
+    prompts: list[dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
+    for name in sorted(app.prompt_specs):
+        spec = app.prompt_specs[name]
+        fields = [(p.name, p.node, p.required, p.default, clean_text(p.description)) for p in spec.params]
+        input_schema = clean_schema(object_schema(fields))
+        check_bounds(input_schema, f"prompt {name!r}, input schema")
+        access = app.mcp_config.access(spec.can) if app.mcp_config is not None else None
+        details.append({"name": name, "ability": spec.can, "agent": access, "inputSchema": input_schema})
+        if access is None:
+            continue
+        listed: dict[str, Any] = {"name": name}
+        if spec.title:
+            listed["title"] = spec.title
+        description = clean_text(spec.description)
+        if description:
+            listed["description"] = description
+        arguments = []
+        for param in spec.params:
+            argument: dict[str, Any] = {"name": param.name}
+            if param.description:
+                argument["description"] = clean_text(param.description)
+            argument["required"] = param.required
+            arguments.append(argument)
+        listed["arguments"] = arguments
+        prompts.append(listed)
+    return prompts, details
 
 
 def command_schemas(spec: CommandSpec) -> tuple[dict[str, Any], dict[str, Any] | None]:

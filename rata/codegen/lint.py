@@ -32,7 +32,21 @@ about, a JSON path into that tool, a message and a fix. Rules:
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
+                                     or prompt
+``prompt-name``            warning   a prompt name with characters outside
+                                     ``[A-Za-z0-9_-]`` (clients offer prompts as slash
+                                     commands, ``/mcp__<server>__<prompt>``), or one too
+                                     long for that (over 64 characters with the prefix)
+``prompt-description``     warning   a prompt without a description (the user picks it by
+                                     its description), or one over 1,024 characters
+``prompt-argument``        warning   an argument name with characters outside
+                                     ``[A-Za-z0-9_]``, which a client's
+                                     ``name=value`` form cannot always carry; info for an
+                                     argument without a description
 =========================  ========  ===================================================
+
+A prompt's findings name it in ``tool`` as ``prompt:<name>``; their ``path`` is into its
+``prompts/list`` entry.
 """
 
 from __future__ import annotations
@@ -108,6 +122,8 @@ def lint(catalog: Catalog, server: str | None = None, *, meta_schema: bool = Fal
     for tool in catalog.tools:
         findings += _descriptions(tool)
         findings += _schemas(tool, checked if meta_schema else None)
+    for prompt in catalog.prompts:
+        findings += prompt_findings(prompt, server)
     findings += _grants(catalog)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.tool or "", f.rule, f.path))
@@ -178,13 +194,7 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     if not description:
         out.append(Finding("description-missing", "warning", name, "/description", "The tool has no description, so the model must guess what it does.", "Give the command a docstring."))
     elif len(description) > DESCRIPTION_LIMIT:
-        out.append(
-            Finding(
-                "description-too-long", "warning", name, "/description",
-                f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.",
-                "Keep the docstring's summary and body short; move detail to the Args section.",
-            )
-        )
+        out.append(_too_long("description-too-long", "warning", name, description, "Keep the docstring's summary and body short; move detail to the Args section."))
     for prop, schema in tool["inputSchema"].get("properties", {}).items():
         if isinstance(schema, dict) and not schema.get("description"):
             out.append(
@@ -195,6 +205,10 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
                 )
             )
     return out
+
+
+def _too_long(rule: str, severity: str, who: str, description: str, fix: str) -> Finding:
+    return Finding(rule, severity, who, "/description", f"The description is {len(description)} characters; clients may cut it at {DESCRIPTION_LIMIT}.", fix)
 
 
 def _schemas(tool: dict[str, Any], checked: dict[str, list[tuple[str, str]]] | None) -> list[Finding]:
@@ -310,7 +324,7 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
 
 
 def _grants(catalog: Catalog) -> list[Finding]:
-    abilities = [c["ability"] for c in catalog.commands if c["ability"]]
+    abilities = [c["ability"] for c in [*catalog.commands, *catalog.prompt_details] if c["ability"]]
     out: list[Finding] = []
     for kind in ("agent", "confirm"):
         for text in catalog.grants.get(kind, []):
@@ -319,10 +333,41 @@ def _grants(catalog: Catalog) -> list[Finding]:
                 out.append(
                     Finding(
                         "grant-unmatched", "warning", None, f"/grants/{kind}",
-                        f"The agent grant {text!r} matches no command's ability.",
+                        f"The agent grant {text!r} matches no command's or prompt's ability.",
                         "Fix the spelling, or remove it from Mcp().allow_abilities / .confirm.",
                     )
                 )
+    return out
+
+
+ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
+    """What clients trip over in one listed prompt (a ``prompts/list`` entry)."""
+    name = prompt["name"]
+    command = f"/mcp__{client_name(server)}__{client_name(name)}"
+    found: list[tuple[str, str, str, str, str]] = []  # rule, severity, path, message, fix
+    if not RAW_NAME.match(name):
+        said = f"{name!r} has characters outside A-Z, a-z, 0-9, '_' and '-': clients offer a prompt as a slash command and rewrite or refuse such names."
+        found.append(("prompt-name", "warning", "/name", said, "Use only letters, digits, '_' and '-' (@prompt(name=...))."))
+    if len(command) - 1 > CLAUDE_CODE_LIMIT:
+        said = f"Claude Code offers it as {command!r} ({len(command) - 1} characters, over {CLAUDE_CODE_LIMIT})."
+        found.append(("prompt-name", "warning", "/name", said, "Shorten the prompt's name (@prompt(name=...)), or register the server under a shorter name."))
+    description = prompt.get("description", "")
+    if not description:
+        found.append(("prompt-description", "warning", "/description", "The prompt has no description, so the user cannot tell what it does.", "Give the function a docstring."))
+    for index, argument in enumerate(prompt.get("arguments", [])):
+        arg = argument["name"]
+        if not ARGUMENT_NAME.match(arg):
+            said = f"The argument {arg!r} has characters outside A-Z, a-z, 0-9 and '_', which a client's name=value form may not carry."
+            found.append(("prompt-argument", "warning", f"/arguments/{index}/name", said, "Rename the parameter with ASCII letters, digits and '_'."))
+        if not argument.get("description"):
+            said = f"The argument {arg!r} has no description; the client shows it to the user as they fill it in."
+            found.append(("prompt-argument", "info", f"/arguments/{index}/description", said, f"Describe it in the docstring's Args section ({arg}: ...)."))
+    out = [Finding(rule, severity, f"prompt:{name}", path, said, fix) for rule, severity, path, said, fix in found]
+    if len(description) > DESCRIPTION_LIMIT:
+        out.append(_too_long("prompt-description", "warning", f"prompt:{name}", description, "Keep the docstring's summary short."))
     return out
 
 

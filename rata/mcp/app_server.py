@@ -37,7 +37,7 @@ the changes of that moment (a burst of grant calls) make one refresh, and one no
 class AppServer:
     """Everything the method handlers of one app's server share: it serves every row of `rata.mcp.methods.METHODS`
     (it satisfies each handler module's protocol: `lifecycle.Described`, `listing.Offer`, `resources.Readable`,
-    `tools.ToolHost`, `subscriptions.Subscribed`)."""
+    `tools.ToolHost`, `subscriptions.Subscribed`, `prompts.PromptHost`, `completion.Completable`)."""
 
     def __init__(
         self,
@@ -71,7 +71,13 @@ class AppServer:
         self._confirmer: Confirmer | None = None
         # listChanged: when the app's surface changes (`refresh`), and when a server that answered from the
         # app's manifest finds the loaded app listing otherwise (`rata.mcp.loading`).
-        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}}
+        self.capabilities: dict[str, Any] = {
+            "tools": {"listChanged": True},
+            "resources": {"subscribe": True, "listChanged": True},
+            "prompts": {"listChanged": True},
+            "completions": {},
+            "logging": {},
+        }
         self.subscriptions = subscriptions.Subscriptions(self)
         info = clean_info({"name": app.name, "version": app.version})
         if server is None:
@@ -97,6 +103,7 @@ class AppServer:
         index.access = {name: self.app.agent_access(specs[name]) for name in index.tools}
         index.presenters = {name: spec.present for name, spec in specs.items() if spec.present is not None}
         index.resources = {resource["uri"]: resource for resource in catalog.resources}
+        index.prompts = {prompt["name"]: prompt for prompt in catalog.prompts}
         index.legacy_tools = None
         return index
 
@@ -120,6 +127,10 @@ class AppServer:
     @property
     def resources(self) -> dict[str, dict[str, Any]]:
         return self.index.resources
+
+    @property
+    def prompts(self) -> dict[str, dict[str, Any]]:
+        return self.index.prompts
 
     # --- when the surface changes ---
 
@@ -211,6 +222,9 @@ class AppServer:
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.index.catalog.resources
 
+    def prompts_for(self, era: str) -> list[dict[str, Any]]:
+        return self.index.catalog.prompts
+
     def offer(self) -> dict[str, Any]:
         """Everything the server answers without running the app: what a manifest records (`rata.mcp.manifest`)."""
         index = self.index  # one surface, even while a refresh swaps it
@@ -222,4 +236,5 @@ class AppServer:
             "instructions": self.instructions,
             "tools": {"modern": index.catalog.tools, "legacy": index.legacy_tools},
             "resources": index.catalog.resources,
+            "prompts": index.catalog.prompts,
         }

@@ -62,7 +62,7 @@ class LoadingServer:
         self.changed: frozenset[str] = frozenset()
         self._announcing = threading.Lock()
         self._announced = False  # the listens open when the lists were found changed have been told
-        """The lists ("tools", "resources") the loaded app gives otherwise than the manifest."""
+        """The lists ("tools", "resources", "prompts") the loaded app gives otherwise than the manifest."""
         self.server = Server(offer["info"], self._methods(), send=send, capabilities=self.capabilities, instructions=self.instructions)
         # start-up: bench/run.py --only server (cold start, the first tools/call while the app loads)
         self._switch_interval = sys.getswitchinterval()
@@ -77,6 +77,9 @@ class LoadingServer:
 
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.manifest.offer["resources"]
+
+    def prompts_for(self, era: str) -> list[dict[str, Any]]:
+        return self.manifest.offer["prompts"]
 
     def _methods(self) -> dict[str, Method]:
         methods = {}

@@ -41,7 +41,8 @@ def test_json_is_exactly_what_tools_list_and_resources_list_return(rata):
     result = rata("mcp", "inspect", "--app", str(CRM), "--json")
     assert result.exit_code == 0
     surface = json.loads(result.stdout)
-    assert list(surface) == ["tools", "resources"]
+    assert list(surface) == ["tools", "resources", "prompts"]
+    assert surface["prompts"] == []  # crm has no prompts
     assert [t["name"] for t in surface["tools"]] == TOOLS
     store = surface["tools"][3]
     assert store == {

@@ -86,8 +86,8 @@ def test_a_grant_that_matches_no_command():
     commands = [{"name": "a", "ability": "customers.view"}]
     found = lint(catalog([], commands, {"agent": ["customers.*", "orders.view"], "confirm": ["custmers.delete"]}))
     assert [(f.rule, f.path, f.message) for f in found] == [
-        ("grant-unmatched", "/grants/agent", "The agent grant 'orders.view' matches no command's ability."),
-        ("grant-unmatched", "/grants/confirm", "The agent grant 'custmers.delete' matches no command's ability."),
+        ("grant-unmatched", "/grants/agent", "The agent grant 'orders.view' matches no command's or prompt's ability."),
+        ("grant-unmatched", "/grants/confirm", "The agent grant 'custmers.delete' matches no command's or prompt's ability."),
     ]
 
 
@@ -174,3 +174,28 @@ def test_strict_mode_findings_are_errors_only_under_the_deep_check():
     open_tool = tool("t", tags={"type": "object", "additionalProperties": {"type": "string"}, "description": "x"})
     assert rules(lint(catalog([open_tool]))) == [("schema-not-strict", "warning", "t", "/inputSchema/properties/tags/additionalProperties")]
     assert rules(lint(catalog([open_tool]), meta_schema=True)) == [("schema-not-strict", "error", "t", "/inputSchema/properties/tags/additionalProperties")]
+
+
+def prompted(*prompts, details=(), grants=None):
+    return Catalog({"name": "srv", "identifier": "com.example.srv", "version": "1"}, [], [], [], grants or {}, list(prompts), list(details))
+
+
+def test_prompt_names_descriptions_and_arguments_clients_cannot_use():
+    good = {"name": "follow_up", "description": "Draft it.", "arguments": [{"name": "customer_id", "description": "Who.", "required": True}]}
+    assert lint(prompted(good)) == []
+    dotted = {"name": "follow.up", "arguments": [{"name": "größe", "required": False}]}
+    long = {"name": "p" * 60, "description": "x" * 1025, "arguments": []}
+    assert rules(lint(prompted(dotted, long))) == [
+        ("prompt-argument", "warning", "prompt:follow.up", "/arguments/0/name"),
+        ("prompt-description", "warning", "prompt:follow.up", "/description"),
+        ("prompt-name", "warning", "prompt:follow.up", "/name"),
+        ("prompt-description", "warning", f"prompt:{'p' * 60}", "/description"),
+        ("prompt-name", "warning", f"prompt:{'p' * 60}", "/name"),
+        ("prompt-argument", "info", "prompt:follow.up", "/arguments/0/description"),
+    ]
+
+
+def test_a_grant_that_matches_only_a_prompt_is_not_unmatched():
+    detail = {"name": "follow_up", "ability": "notes.view", "agent": "allow", "inputSchema": {"type": "object"}}
+    assert lint(prompted(details=[detail], grants={"agent": ["notes.*"]})) == []
+    assert rules(lint(prompted(details=[detail], grants={"agent": ["other.*"]}))) == [("grant-unmatched", "warning", None, "/grants/agent")]

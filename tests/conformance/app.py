@@ -12,11 +12,13 @@ developer would. Serve it on stdio like any app file:
 Streamable HTTP bridge. A scenario whose tool is missing here waits for a rata feature; the
 test's `WAITING` table names it.
 
-To add when issue 16 lands (the suite's scenario descriptions give the exact texts): the prompts
-`test_simple_prompt`, `test_prompt_with_arguments`, `test_prompt_with_embedded_resource`,
-`test_prompt_with_image`, `test_input_required_result_prompt` (which asks, key `user_context`);
+The prompts `test_simple_prompt`, `test_prompt_with_arguments` (whose `arg1` completes),
+`test_prompt_with_embedded_resource`, `test_prompt_with_image` and
+`test_input_required_result_prompt` (which asks, key `user_context`) are declared with `prompt`.
+
+To add when the rest of issue 16 lands (the suite's scenario descriptions give the exact texts):
 the resources `test://static-text`, `test://static-binary`, `test://watched-resource`, the
-template `test://template/{id}/data`; `completion/complete`.
+template `test://template/{id}/data`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Annotated, Literal
 
 from media import PNG, WAV
 
-from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, Question, Text, command
+from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, PromptMessage, Question, Text, command, prompt
 from rata.talk import RootsRequest, SampleRequest, Titles
 
 # tools-call-simple-text, tools-call-error, tools-call-image, -audio, -embedded-resource and
@@ -293,6 +295,76 @@ def test_added_tool() -> str:
     return "added"
 
 
+# The same probe for the prompt list.
+@command(can="conformance.tools")
+def test_trigger_prompt_change() -> str:
+    """Adds a prompt: grants agents test_added_prompt's ability, so the prompt list changes."""
+    app.mcp_config.allow_abilities(["conformance.added_prompt"])
+    return "prompt list changed"
+
+
+@prompt(can="conformance.added_prompt")
+def test_added_prompt() -> str:
+    """A prompt added at run time."""
+    return "added"
+
+
+# prompts-list, prompts-get-simple, -with-args, -embedded-resource, -with-image, completion-complete
+# and input-required-result-non-tool-request (the suite's scenario descriptions give each prompt's messages).
+
+WORDS = ["paris", "park", "party", "pasta", "test", "testing"]
+
+
+def words(value: str) -> list[str]:
+    """What arg1 completes to: the words that start with what was typed."""
+    return [word for word in WORDS if word.startswith(value)]
+
+
+@prompt(can="conformance.prompts")
+def test_simple_prompt() -> str:
+    """A simple prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@prompt(can="conformance.prompts", complete={"arg1": words})
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt with two arguments.
+
+    Args:
+        arg1: First test argument
+        arg2: Second test argument
+    """
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@prompt(can="conformance.prompts")
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[Part | str]:  # noqa: N803 - the suite's argument name
+    """A prompt that embeds a resource.
+
+    Args:
+        resourceUri: URI of the resource to embed
+    """
+    return [EmbeddedResource(resourceUri, text="Embedded resource content for testing.", mime_type="text/plain"), "Please process the embedded resource above."]
+
+
+@prompt(can="conformance.prompts")
+def test_prompt_with_image() -> list[Part | str]:
+    """A prompt with an image."""
+    return [Image(PNG, mime_type="image/png"), PromptMessage("Please analyze the image above.")]
+
+
+@dataclass
+class PromptContext:
+    context: str
+
+
+@prompt(can="conformance.prompts")
+def test_input_required_result_prompt(ctx: Ctx) -> str:
+    """A prompt that asks the user for its context first."""
+    answer = ctx.ask(PromptContext, "What context should the prompt use?", key="user_context").require()
+    return f"Use this context: {answer.context}"
+
+
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
     .commands(
@@ -321,8 +393,17 @@ app = (
         test_streaming_elicitation,
         test_trigger_tool_change,
         test_added_tool,
+        test_trigger_prompt_change,
     )
-    .mcp(Mcp().allow_abilities(["conformance.tools"]).confirm("conformance.ask"))
+    .prompts(
+        test_simple_prompt,
+        test_prompt_with_arguments,
+        test_prompt_with_embedded_resource,
+        test_prompt_with_image,
+        test_input_required_result_prompt,
+        test_added_prompt,
+    )
+    .mcp(Mcp().allow_abilities(["conformance.tools", "conformance.prompts"]).confirm("conformance.ask"))
 )
 
 

@@ -35,37 +35,21 @@ SDK_SERVER = [sys.executable, str(HERE / "sdk_server.py")]
 # process (about a second) for each of its requests: give a scenario run alone that long.
 ALONE_MS = 120_000
 
-PROMPTS = "prompts (issue 16)"
 RESOURCES = "resources of the app's own URIs: static text, binary blobs, templates (issue 16)"
-COMPLETIONS = "completion/complete (issue 16)"
 
 # Why each scored scenario rata's fixture fails today fails: the rata feature it waits for.
 WAITING: dict[str, dict[str, str]] = {
     MODERN: {
-        "completion-complete": COMPLETIONS,
         "resources-read-text": RESOURCES,
         "resources-read-binary": RESOURCES,
         "resources-templates-read": RESOURCES,
-        "prompts-list": PROMPTS,
-        "prompts-get-simple": PROMPTS,
-        "prompts-get-with-args": PROMPTS,
-        "prompts-get-embedded-resource": PROMPTS,
-        "prompts-get-with-image": PROMPTS,
-        "caching": f"prompts/list is -32601 without {PROMPTS}",
-        "input-required-result-non-tool-request": f"{PROMPTS} that ask the user",
     },
     LEGACY: {
-        "completion-complete": COMPLETIONS,
         "resources-read-text": RESOURCES,
         "resources-read-binary": RESOURCES,
         "resources-templates-read": RESOURCES,
         "resources-subscribe": f"test://watched-resource needs {RESOURCES}",
         "resources-unsubscribe": f"test://watched-resource needs {RESOURCES}",
-        "prompts-list": PROMPTS,
-        "prompts-get-simple": PROMPTS,
-        "prompts-get-with-args": PROMPTS,
-        "prompts-get-embedded-resource": PROMPTS,
-        "prompts-get-with-image": PROMPTS,
     },
 }
 
@@ -93,10 +77,12 @@ SDK_BRIDGED: dict[str, set[str]] = {MODERN: {*BRIDGE_ONLY[MODERN], "server-state
 # Checks the suite only warns about: a warning does not fail a scenario, but each one here is known.
 WARNINGS: dict[str, dict[str, str]] = {
     MODERN: {
-        # The fixture's test_trigger_tool_change changes its tool list (a grant given at run time), and a
-        # listen in the same process hears it (tests/mcp/test_list_changes*.py); behind the stateless bridge
-        # the listen and the change run in two processes, so the listen's process has nothing to tell.
+        # The fixture's test_trigger_tool_change and test_trigger_prompt_change change its tool and prompt
+        # lists (a grant given at run time), and a listen in the same process hears it
+        # (tests/mcp/test_list_changes*.py); behind the stateless bridge the listen and the change run in
+        # two processes, so the listen's process has nothing to tell.
         "sep-2575-server-sends-tools-list-changed-on-subscription": "the stateless bridge: the listen and the change are two processes",
+        "sep-2575-server-sends-prompts-list-changed-on-subscription": "the stateless bridge: the listen and the change are two processes",
     },
     LEGACY: {},
 }

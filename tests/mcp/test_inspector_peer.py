@@ -61,15 +61,15 @@ class Run:
         return f"rc={self.rc}\nstdout={self.stdout}\nstderr={self.stderr}"
 
 
-def inspect(inspector: Path, home: Path, era: str, *method: str) -> Run:
-    """`mcp-inspector --cli` on `crm --mcp` in this era, under `timeout` (it can hang on a bad server)."""
+def inspect(inspector: Path, home: Path, era: str, *method: str, server: list[str] | None = None) -> Run:
+    """`mcp-inspector --cli` on `server` (`crm --mcp` by default) in this era, under `timeout` (it can hang on a bad server)."""
     env = {"PATH": os.pathsep.join([str(PEERS_BIN), os.environ.get("PATH", "")]), "HOME": str(home.parent / "inspector-home")}
     (home.parent / "inspector-home").mkdir(exist_ok=True)
     command = [
         "timeout", str(TIMEOUT_SECONDS), str(inspector), "--cli",
         "--protocol-era", era, "--format", "json", "-q",
         "-e", f"RATA_HOME={home}",
-        *crm_command(),
+        *(server if server is not None else crm_command()),
         "--method", *method,
     ]  # fmt: skip
     return Run(subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_SECONDS + 10))

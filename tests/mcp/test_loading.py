@@ -62,7 +62,8 @@ def connect(found, load, era="modern", version=wire.LEGACY):
 def answers(client):
     """Every answer that needs no app, in this client's era."""
     first = client.request("server/discover") if client.era == "modern" else client.server_info
-    return [first, client.request("tools/list"), client.request("resources/list"), client.request("resources/templates/list")]
+    lists = ("tools/list", "resources/list", "resources/templates/list", "prompts/list")
+    return [first, *(client.request(method) for method in lists)]
 
 
 def in_background(work):
@@ -231,3 +232,35 @@ def test_a_new_row_is_served_while_loading_if_it_needs_no_app_and_after_loading_
         thread.join(10)
         assert box[0]["loaded"] == "AppServer"
         assert box[0]["count"] == len(recorded.offer["tools"]["modern"])
+
+
+def test_prompts_are_listed_from_the_manifest_while_loading_and_a_changed_list_is_told(tmp_path, monkeypatch):
+    from tests.mcp import prompts_app
+
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "pycache"))
+    app = prompts_app.app
+    app.folder = tmp_path / "home"
+    ref = "tests.mcp.prompts_app:app"
+    offer = AppServer(app, send=lambda data: None).offer()
+    assert [p["name"] for p in offer["prompts"]] == ["context_first", "follow_up", "pictured"]
+    stale = copy.deepcopy(offer)
+    stale["prompts"] = stale["prompts"][:1]  # the manifest of an app that had one prompt
+    assert manifest.write(ref, app, stale) is not None
+    found = manifest.read(ref)
+    gate = Gate(app)
+    client, loading = connect(found, gate, "legacy")
+    with client:
+        assert [p["name"] for p in client.list_prompts()] == ["context_first"]
+        assert not loading.wait(0)  # answered while the app was still loading
+        gate.open()
+        assert loading.wait(10)
+        client._wait(lambda: any(n["method"] == "notifications/prompts/list_changed" for n in client.notifications), 10, "no list_changed")
+        assert [p["name"] for p in client.list_prompts()] == ["context_first", "follow_up", "pictured"]
+        assert client.get_prompt("follow_up", customer_id=3)["messages"][0]["content"]["text"] == "Write a warm follow-up email to customer #3."
+    assert manifest.read(ref).offer["prompts"] == offer["prompts"]
+
+
+def test_a_manifest_without_prompts_is_not_trusted(crm, recorded):
+    data = copy.deepcopy(recorded.data)
+    del data["offer"]["prompts"]
+    assert not manifest._offer_shape(data["offer"])  # written by a rata without prompts: the app loads before answering

@@ -22,6 +22,14 @@ from tests.mcp.strict import read_json, strict_json, strict_line
 META = {wire.META_VERSION: wire.MODERN, wire.META_CAPABILITIES: {}}
 SERVER_INFO = {"name": "crm", "version": "1.0.0"}
 
+CAPABILITIES = {
+    "tools": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
+    "prompts": {"listChanged": True},
+    "completions": {},
+    "logging": {},
+}
+
 
 def raw(client: AgentClient, line: bytes) -> dict:
     """Send a raw line and return the one answer that has no id (or the answer for id 99)."""
@@ -36,7 +44,7 @@ def test_discover_describes_the_server_with_cache_hints_and_server_info(crm):
         result = client.request("server/discover")
     assert result == {
         "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}},
+        "capabilities": CAPABILITIES,
         "ttlMs": 3600000,
         "cacheScope": "public",
         "resultType": "complete",
@@ -65,7 +73,7 @@ def test_methods_removed_in_2026_are_not_found_when_enveloped(crm, method):
 
 def test_unknown_methods_and_a_bad_log_level(crm):
     with AgentClient(crm) as client:
-        assert client.request_raw("prompts/list")["error"]["code"] == wire.METHOD_NOT_FOUND
+        assert client.request_raw("tasks/get", {"taskId": "t1"})["error"]["code"] == wire.METHOD_NOT_FOUND
         bad_level = client.request_raw("tools/list", {"_meta": {wire.META_LOG_LEVEL: "loud"}})
         assert bad_level["error"]["code"] == wire.INVALID_PARAMS
 
@@ -97,7 +105,7 @@ def test_the_legacy_handshake_answers_2025_11_25_even_to_2026(crm):
         answer = client.request_raw("initialize", {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}})
     assert answer["result"] == {
         "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}, "logging": {}},
+        "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
     }
 

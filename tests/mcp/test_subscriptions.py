@@ -39,8 +39,8 @@ def test_a_listen_is_acknowledged_first_with_only_what_the_server_honours(crm):
     assert first == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"toolsListChanged": True, "resourceSubscriptions": [INDEX]}},
-    }  # no prompts here, and no such resource
+        "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": [INDEX]}},
+    }  # no such resource
 
 
 def test_a_write_notifies_every_listen_that_watches_an_affected_resource_tagged_with_its_id(crm):

@@ -5,7 +5,8 @@ A row of `METHODS` says all the server knows about a method: the eras it exists 
 the loaded app, whether it may block (then it runs on a worker thread) and its handler,
 ``handler(server, call) -> result``. What a handler needs of its server is a small
 `typing.Protocol` beside it in its module (`lifecycle.Described`, `listing.Offer`,
-`resources.Readable`, `tools.ToolHost`, `subscriptions.Subscribed`), not a concrete class:
+`resources.Readable`, `tools.ToolHost`, `subscriptions.Subscribed`, `prompts.PromptHost`,
+`completion.Completable`), not a concrete class:
 an app's server (`rata.mcp.app_server`) serves every row, and the server that answers from the app's manifest while the app loads
 (`rata.mcp.loading`) serves the rows that do not need the app and holds the others until it
 is loaded, so a method means the same before and after. A row without a handler is a method
@@ -85,6 +86,9 @@ METHODS: dict[str, Row] = {
     "subscriptions/listen": Row(MODERN_ONLY, needs_app=True, handler="subscriptions.listen"),
     "resources/subscribe": Row(LEGACY_ONLY, needs_app=True, handler="subscriptions.subscribe"),
     "resources/unsubscribe": Row(LEGACY_ONLY, needs_app=True, handler="subscriptions.unsubscribe"),
+    "prompts/list": Row(BOTH, handler="listing.list_prompts"),
+    "prompts/get": Row(BOTH, needs_app=True, blocking=True, handler="prompts.get_prompt"),
+    "completion/complete": Row(BOTH, needs_app=True, blocking=True, handler="completion.complete"),
 }
 """method name -> its row; the one place a protocol method is declared"""
 

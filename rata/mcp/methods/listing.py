@@ -1,4 +1,4 @@
-"""``tools/list``, ``resources/list``, ``resources/templates/list``: what the server offers.
+"""``tools/list``, ``resources/list``, ``resources/templates/list``, ``prompts/list``: what the server offers.
 
 These answer from lists made once (`Offer`), so they work the same over an app that is loaded
 (`rata.mcp.app_server.AppServer`) and over its manifest while the app's code is still loading
@@ -26,6 +26,8 @@ class Offer(Protocol):
 
     def resources_for(self, era: str) -> list[dict[str, Any]]: ...
 
+    def prompts_for(self, era: str) -> list[dict[str, Any]]: ...
+
 
 def check_cursor(call: Call) -> None:
     """Every list fits one page, so no cursor is valid (an empty string is a cursor too)."""
@@ -46,3 +48,11 @@ def list_resources(ctx: Offer, call: Call) -> dict[str, Any]:
 def list_templates(ctx: Offer, call: Call) -> dict[str, Any]:
     check_cursor(call)
     return {"resourceTemplates": [], "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+
+def list_prompts(ctx: Offer, call: Call) -> dict[str, Any]:
+    check_cursor(call)
+    prompts = ctx.prompts_for(call.era)
+    if "titles" not in call.version.features:  # a title is 2025-06-18's
+        prompts = [{k: v for k, v in prompt.items() if k != "title"} for prompt in prompts]
+    return {"prompts": prompts, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
