@@ -92,6 +92,18 @@ def render_inspection(out: Console, result: Inspection) -> None:
         out.print(resources)
     else:
         out.print(safe("Resources: none", "muted"))
+    if result.surface.get("resourceTemplates"):
+        templates = Table(title="Resource templates", title_justify="left")
+        for column in ("uriTemplate", "name", "mimeType", "description"):
+            templates.add_column(column, overflow="fold")
+        for template in result.surface["resourceTemplates"]:
+            templates.add_row(
+                safe(template["uriTemplate"], "path"),
+                safe(template["name"]),
+                safe(template.get("mimeType", "")),
+                safe(_first_line(template.get("description", ""))),
+            )
+        out.print(templates)
 
     if result.hidden:
         out.print()

@@ -4,7 +4,10 @@ The catalog is the one source of truth the agent-facing surfaces are projected f
 
 - ``tools``: the commands granted to agents, as MCP ``Tool`` objects (2026-07-28 shape);
 - ``resources``: ``app://<command>`` for each granted live command whose arguments all
-  have defaults (and that needs no confirmation: a read cannot ask the user);
+  have defaults (and that needs no confirmation: a read cannot ask the user), then the
+  app's declared resources (`rata.resources`) that are granted outright, by URI;
+- ``templates``: ``app://<command>/{p1}/...`` for each such live command with required
+  arguments, and the declared template resources, by name;
 - ``commands``: every command, tool or not, with its ability and schemas.
 
 Everything in it is cleaned (`rata.codegen.sanitize`) and bounded, sorted by name, and
@@ -14,13 +17,14 @@ serialised with `catalog_json` to the same bytes on every run.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from rata._record import Record
-from rata.app import CONFIRM, App
+from rata.app import ALLOW, CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
 from rata.command_spec import CommandSpec
+from rata.resources import command_template
 from rata.typemodel import PART_KINDS, Scalar, content_kinds, data_node
 
 RESOURCE_SCHEME = "app://"
@@ -30,12 +34,15 @@ CONFIRM_NOTE = "The user is asked to confirm each call."
 class Catalog(Record):
     """Tools, resources and commands of one app, ready to serialise."""
 
-    __slots__ = ("app", "tools", "resources", "commands", "grants")
+    __slots__ = ("app", "tools", "resources", "commands", "grants", "templates")
+    _defaults: ClassVar[dict[str, Any]] = {"templates": ()}
     app: dict[str, str]
     tools: list[dict[str, Any]]
     resources: list[dict[str, Any]]
     commands: list[dict[str, Any]]
     grants: dict[str, list[str]]
+    templates: list[dict[str, Any]]
+    """The ``resources/templates/list`` list (`ResourceTemplate` objects)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +50,7 @@ class Catalog(Record):
             "grants": self.grants,
             "tools": self.tools,
             "resources": self.resources,
+            "templates": list(self.templates),
             "commands": self.commands,
         }
 
@@ -67,6 +75,7 @@ def build_catalog(app: App) -> Catalog:
     commands: list[dict[str, Any]] = []
     tools: list[dict[str, Any]] = []
     resources: list[dict[str, Any]] = []
+    templates: list[dict[str, Any]] = []
     for name in sorted(app.specs):
         spec = app.specs[name]
         input_schema, output_schema = command_schemas(spec)
@@ -100,6 +109,11 @@ def build_catalog(app: App) -> Catalog:
                     "mimeType": "application/json",
                 }
             )
+        elif spec.live and access != CONFIRM:
+            templates.append({"uriTemplate": command_template(spec), "name": spec.name, "description": description, "mimeType": "application/json"})
+    declared, declared_templates = declared_resources(app)
+    resources.extend(declared)
+    templates = sorted(templates + declared_templates, key=lambda t: (t["name"], t["uriTemplate"]))
     mcp = app.mcp_config
     grants = {
         "frontend": app.frontend_grant.texts(),
@@ -107,7 +121,28 @@ def build_catalog(app: App) -> Catalog:
         "confirm": mcp.confirm_grant.texts() if mcp else [],
     }
     info = {"name": app.name, "identifier": app.identifier, "version": app.version}
-    return Catalog(info, tools, resources, commands, grants)
+    return Catalog(info, tools, resources, commands, grants, templates)
+
+
+def declared_resources(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The app's declared resources granted outright to agents, as listed: (resources by URI, templates)."""
+    mcp = app.mcp_config
+    resources, templates = [], []
+    for item in app.declared.values():
+        if mcp is None or item.can is None or mcp.access(item.can) != ALLOW:
+            continue  # not granted, or only with a confirmation a read cannot ask for
+        entry: dict[str, Any] = {"uriTemplate": item.uri} if item.template is not None else {"uri": item.uri}
+        entry["name"] = clean_text(item.name)
+        if item.title:
+            entry["title"] = clean_text(item.title)
+        if item.description:
+            entry["description"] = clean_text(item.description)
+        entry["mimeType"] = item.mime_type
+        size = len(item.text.encode("utf-8", "surrogatepass")) if item.text is not None else len(item.data) if item.data is not None else None
+        if size is not None:
+            entry["size"] = size
+        (templates if item.template is not None else resources).append(entry)
+    return sorted(resources, key=lambda r: r["uri"]), templates
 
 
 def command_schemas(spec: CommandSpec) -> tuple[dict[str, Any], dict[str, Any] | None]:

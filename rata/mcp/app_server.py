@@ -13,6 +13,7 @@ from rata.app import App
 from rata.codegen.catalog import Catalog, build_catalog
 from rata.codegen.sanitize import clean_info, clean_instructions
 from rata.mcp.methods import METHODS, subscriptions
+from rata.mcp.methods.resources import template_matchers
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import tools_for
 from rata.ratelimit import Limiter
@@ -47,6 +48,9 @@ class AppServer:
         self.tools = {tool["name"]: tool for tool in self.catalog.tools}
         self.access = {name: app.agent_access(app.specs[name]) for name in self.tools}
         self.resources = {resource["uri"]: resource for resource in self.catalog.resources}
+        self.templates = {template["uriTemplate"]: template for template in self.catalog.templates}
+        self.matchers = template_matchers(app, self.catalog)
+        """Each listed template with what it reads, for ``resources/read`` and subscriptions (`rata.mcp.methods.resources`)."""
         self._legacy_tools: list[dict[str, Any]] | None = None
         mcp = app.mcp_config
         self.instructions = clean_instructions(mcp.instructions) if mcp is not None else ""  # the app's text, read by the model
@@ -90,6 +94,9 @@ class AppServer:
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.catalog.resources
 
+    def templates_for(self, era: str) -> list[dict[str, Any]]:
+        return list(self.catalog.templates)
+
     def offer(self) -> dict[str, Any]:
         """Everything the server answers without running the app: what a manifest records (`rata.mcp.manifest`)."""
         return {
@@ -98,4 +105,5 @@ class AppServer:
             "instructions": self.instructions,
             "tools": {"modern": self.tools_for("modern"), "legacy": self.tools_for("legacy")},
             "resources": self.resources_for("modern"),
+            "templates": self.templates_for("modern"),
         }

@@ -78,6 +78,9 @@ class LoadingServer:
     def resources_for(self, era: str) -> list[dict[str, Any]]:
         return self.manifest.offer["resources"]
 
+    def templates_for(self, era: str) -> list[dict[str, Any]]:
+        return self.manifest.offer["templates"]
+
     def _methods(self) -> dict[str, Method]:
         methods = {}
         for name, row in METHODS.items():
@@ -118,7 +121,10 @@ class LoadingServer:
             app_server = AppServer(app, send=self._send, server=self.server)  # the server's methods are now the app's
             offer = app_server.offer()
             old = self.manifest.offer
-            self.changed = frozenset(name for name in ("tools", "resources") if (offer[name] != old[name]))
+            changed = {name for name in ("tools", "resources") if offer[name] != old[name]}
+            if offer["templates"] != old["templates"]:
+                changed.add("resources")  # the templates' list changes are told as the resources'
+            self.changed = frozenset(changed)
             self.app_server = app_server
         except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
             said = _said(error)

@@ -15,23 +15,23 @@ from typing import Any, Protocol
 
 from rata.mcp import wire
 from rata.mcp.methods import VERSIONS
-from rata.mcp.methods.resources import not_found
+from rata.mcp.methods.resources import Readable, find, live_key, not_found
 from rata.mcp.server import DEFERRED
 from rata.mcp.wire import McpError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
-    from rata.app import App
     from rata.mcp.server import Call, Server
 
 MAX_LISTENS = 1024
+MAX_URIS = 10_000
+"""Distinct URIs a session may subscribe to (a template has as many instances as values)."""
 
 
-class Subscribed(Protocol):
-    """What the subscription methods need: the app (its live registry), its resources, the open subscriptions and the server that notifies."""
+class Subscribed(Readable, Protocol):
+    """What the subscription methods need: the app (its live registry), its resources and templates (`Readable`),
+    the open subscriptions and the server that notifies."""
 
-    app: App
-    resources: dict[str, dict[str, Any]]
     subscriptions: Subscriptions
     server: Server
 
@@ -44,6 +44,8 @@ class Subscriptions:
         self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str], frozenset[str]]] = {}
         """(listen id, subscribed URIs, lists whose changes it asked for: "tools", "resources")"""
         self.legacy: set[str] = set()
+        self.keys: dict[str, str | None] = {}
+        """Each subscribed URI's live key (`rata.mcp.methods.resources.live_key`): a template instance's is its command's."""
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -64,13 +66,29 @@ class Subscriptions:
             listens = list(self.listens.values())
             legacy = sorted(self.legacy)
         server = self.ctx.server
+        keys = self.keys
+
+        def affected(uri: str) -> bool:
+            key = keys.get(uri)
+            return key is not None and live.affects(key, written)
+
         for listen_id, uris, _ in listens:
             for uri in sorted(uris):
-                if live.affects(self.ctx.resources[uri]["name"], written):
+                if affected(uri):
                     server.notify("notifications/resources/updated", {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "uri": uri})
         for uri in legacy:
-            if live.affects(self.ctx.resources[uri]["name"], written):
+            if affected(uri):
                 server.notify("notifications/resources/updated", {"uri": uri})
+
+    def known(self, uri: str) -> bool:
+        """Whether `uri` is a resource of this server (a template's instance too); it is remembered with its live key."""
+        found = find(self.ctx, uri)
+        if found is None:
+            return False
+        with self._lock:
+            if uri not in self.keys and len(self.keys) < MAX_URIS:
+                self.keys[uri] = live_key(found[0])
+            return uri in self.keys
 
     def lists_changed(self, lists: frozenset[str]) -> None:
         """Tell the clients that these lists ("tools", "resources") changed: each listen that asked, or a 2025-11-25 session."""
@@ -113,7 +131,7 @@ def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
         if wanted.get(key) is True:
             honored[key] = True
             lists.append(name)
-    uris = frozenset(u for u in requested or [] if u in ctx.resources)
+    uris = frozenset(u for u in requested or [] if ctx.subscriptions.known(u))
     if requested is not None:
         honored["resourceSubscriptions"] = sorted(uris)
     subs = ctx.subscriptions
@@ -129,7 +147,7 @@ def subscribe(ctx: Subscribed, call: Call) -> dict[str, Any]:
     uri = call.params.get("uri")
     if not isinstance(uri, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
-    if uri not in ctx.resources:
+    if not ctx.subscriptions.known(uri):
         raise not_found(uri, call.version)
     with ctx.subscriptions._lock:
         ctx.subscriptions.legacy.add(uri)
