@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rata.context import Ctx
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
+    from rata.resources import Resource, resource
     from rata.talk import Answer, Question
     from rata.typemodel import Field, JsonValue
     from rata.validation import ValidationErrors
@@ -37,6 +38,8 @@ _WHERE = {
     "CommandRequest": "rata.dispatch",
     "Origin": "rata.dispatch",
     "RataError": "rata.errors",
+    "Resource": "rata.resources",
+    "resource": "rata.resources",
     "Answer": "rata.talk",
     "Question": "rata.talk",
     "Field": "rata.typemodel",
@@ -60,10 +63,12 @@ __all__ = [
     "Part",
     "Question",
     "RataError",
+    "Resource",
     "ResourceLink",
     "Text",
     "ValidationErrors",
     "command",
+    "resource",
     "__version__",
 ]
 

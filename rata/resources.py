@@ -311,7 +311,8 @@ def declare(item: Any, analyzer: Any, ctx_type: type) -> Resource:
     where = f"@resource({options.uri!r}) on {getattr(item, '__qualname__', repr(item))}"
     returned = resolve_hints(item, where).get("return")
     if returned not in (str, bytes) and returned != str | bytes:
-        raise CodegenError(f"{where}: the function returns {returned!r}.", hint="Annotate it `-> str` (text) or `-> bytes` (a blob).")
+        said = "has no return type" if returned is None else f"returns {getattr(returned, '__name__', returned)!s}"
+        raise CodegenError(f"{where}: the function {said}; a resource is text or bytes.", hint="Annotate it `-> str` (text) or `-> bytes` (a blob).")
     name = options.name or getattr(item, "__name__", "resource")
     command_options = CommandOptions(can=options.can, live=True, read_only=True, name=name if _NAME.fullmatch(name) else "resource")
     spec = inspect_command(item, analyzer, ctx_type, command_options, returns=Scalar("string"))
