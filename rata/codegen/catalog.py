@@ -34,8 +34,8 @@ CONFIRM_NOTE = "The user is asked to confirm each call."
 class Catalog(Record):
     """Tools, resources and commands of one app, ready to serialise."""
 
-    __slots__ = ("app", "tools", "resources", "commands", "grants", "templates")
-    _defaults: ClassVar[dict[str, Any]] = {"templates": ()}
+    __slots__ = ("app", "tools", "resources", "commands", "grants", "templates", "resource_details")
+    _defaults: ClassVar[dict[str, Any]] = {"templates": (), "resource_details": ()}
     app: dict[str, str]
     tools: list[dict[str, Any]]
     resources: list[dict[str, Any]]
@@ -43,6 +43,8 @@ class Catalog(Record):
     grants: dict[str, list[str]]
     templates: list[dict[str, Any]]
     """The ``resources/templates/list`` list (`ResourceTemplate` objects)."""
+    resource_details: list[dict[str, Any]]
+    """Every declared resource, served or not: ``{"uri", "ability", "agent", "template"}`` (for lint and grants)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +53,7 @@ class Catalog(Record):
             "tools": self.tools,
             "resources": self.resources,
             "templates": list(self.templates),
+            "resource_details": list(self.resource_details),
             "commands": self.commands,
         }
 
@@ -121,7 +124,11 @@ def build_catalog(app: App) -> Catalog:
         "confirm": mcp.confirm_grant.texts() if mcp else [],
     }
     info = {"name": app.name, "identifier": app.identifier, "version": app.version}
-    return Catalog(info, tools, resources, commands, grants, templates)
+    details = [
+        {"uri": item.uri, "ability": item.can, "agent": mcp.access(item.can) if mcp is not None and item.can else None, "template": item.template is not None}
+        for item in app.declared.values()
+    ]
+    return Catalog(info, tools, resources, commands, grants, templates, sorted(details, key=lambda d: d["uri"]))
 
 
 def declared_resources(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -32,6 +32,16 @@ about, a JSON path into that tool, a message and a fix. Rules:
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
+                                     and no declared resource
+``resource-confirm``       warning   a declared resource whose ability is granted only
+                                     with confirmation: a read cannot ask, so it is not
+                                     served
+``resource-description``   warning   a resource or resource template without a description
+``resource-name``          warning   a resource or template name that is blank or over 128
+                                     characters
+``template-syntax``        error     a URI template clients cannot parse: an expression
+                                     other than a plain ``{name}`` (operators such as
+                                     ``+#./;?&``, a name outside ``[A-Za-z0-9_]``)
 =========================  ========  ===================================================
 """
 
@@ -109,6 +119,7 @@ def lint(catalog: Catalog, server: str | None = None, *, meta_schema: bool = Fal
         findings += _descriptions(tool)
         findings += _schemas(tool, checked if meta_schema else None)
     findings += _grants(catalog)
+    findings += _resources(catalog)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.tool or "", f.rule, f.path))
 
@@ -311,6 +322,7 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
 
 def _grants(catalog: Catalog) -> list[Finding]:
     abilities = [c["ability"] for c in catalog.commands if c["ability"]]
+    abilities += [r["ability"] for r in catalog.resource_details if r["ability"]]
     out: list[Finding] = []
     for kind in ("agent", "confirm"):
         for text in catalog.grants.get(kind, []):
@@ -323,6 +335,39 @@ def _grants(catalog: Catalog) -> list[Finding]:
                         "Fix the spelling, or remove it from Mcp().allow_abilities / .confirm.",
                     )
                 )
+    return out
+
+
+def _resources(catalog: Catalog) -> list[Finding]:
+    from rata.resources import template_problem
+
+    out: list[Finding] = []
+    for detail in catalog.resource_details:
+        if detail["agent"] == "confirm":
+            out.append(
+                Finding(
+                    "resource-confirm", "warning", None, "/resource_details",
+                    f"The resource {detail['uri']} needs {detail['ability']!r}, which agents are granted only with confirmation: "
+                    "a read cannot ask the user to confirm, so it is not served.",
+                    "Grant its ability with Mcp().allow_abilities([...]), or give the resource another ability.",
+                )
+            )  # fmt: skip
+    for key, field, items in (("resources", "uri", catalog.resources), ("templates", "uriTemplate", catalog.templates)):
+        for index, item in enumerate(items):
+            uri, path = item[field], f"/{key}/{index}"
+            name = item.get("name", "")
+            if not name.strip() or len(name) > 128:
+                out.append(Finding("resource-name", "warning", None, f"{path}/name", f"{uri} has a name that is blank or over 128 characters.", "Give it a short name (name=...)."))
+            if not item.get("description"):
+                out.append(
+                    Finding(
+                        "resource-description", "warning", None, f"{path}/description",
+                        f"{uri} has no description, so the model must guess what it holds.", "Give it one (description=..., or a docstring).",
+                    )
+                )  # fmt: skip
+            problem = template_problem(uri) if key == "templates" else None
+            if problem is not None:
+                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", f"The URI template {uri} has {problem}.", "Use plain {name} expressions."))
     return out
 
 

@@ -174,3 +174,22 @@ def test_strict_mode_findings_are_errors_only_under_the_deep_check():
     open_tool = tool("t", tags={"type": "object", "additionalProperties": {"type": "string"}, "description": "x"})
     assert rules(lint(catalog([open_tool]))) == [("schema-not-strict", "warning", "t", "/inputSchema/properties/tags/additionalProperties")]
     assert rules(lint(catalog([open_tool]), meta_schema=True)) == [("schema-not-strict", "error", "t", "/inputSchema/properties/tags/additionalProperties")]
+
+
+def test_resources_and_templates_are_linted():
+    from rata.codegen.lint import lint as run
+
+    catalog = Catalog(
+        {"name": "srv", "identifier": "com.example.srv", "version": "1"}, [], [{"uri": "lab://a", "name": " ", "mimeType": "text/plain"}], [],
+        {"agent": ["docs.read"], "confirm": ["docs.secret"]},
+        [{"uriTemplate": "lab://files/{+path}", "name": "files", "description": "Files.", "mimeType": "text/plain"}],
+        [{"uri": "lab://a", "ability": "docs.read", "agent": "allow", "template": False},
+         {"uri": "lab://s", "ability": "docs.secret", "agent": "confirm", "template": False}],
+    )  # fmt: skip
+    found = {(f.rule, f.severity, f.path) for f in run(catalog)}
+    assert found == {
+        ("template-syntax", "error", "/templates/0/uriTemplate"),
+        ("resource-confirm", "warning", "/resource_details"),
+        ("resource-description", "warning", "/resources/0/description"),
+        ("resource-name", "warning", "/resources/0/name"),
+    }  # and no grant-unmatched: both grants match a resource's ability

@@ -12,11 +12,13 @@ developer would. Serve it on stdio like any app file:
 Streamable HTTP bridge. A scenario whose tool is missing here waits for a rata feature; the
 test's `WAITING` table names it.
 
+The resources `test://static-text`, `test://static-binary`, `test://watched-resource` and the
+template `test://template/{id}/data` are declared resources (`rata.Resource`, `@rata.resource`).
+
 To add when issue 16 lands (the suite's scenario descriptions give the exact texts): the prompts
 `test_simple_prompt`, `test_prompt_with_arguments`, `test_prompt_with_embedded_resource`,
 `test_prompt_with_image`, `test_input_required_result_prompt` (which asks, key `user_context`);
-the resources `test://static-text`, `test://static-binary`, `test://watched-resource`, the
-template `test://template/{id}/data`; `completion/complete`.
+`completion/complete`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Annotated, Literal
 
 from media import PNG, WAV
 
-from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, Question, Text, command
+from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, Question, Resource, Text, command, resource
 from rata.talk import RootsRequest, SampleRequest, Titles
 
 # tools-call-simple-text, tools-call-error, tools-call-image, -audio, -embedded-resource and
@@ -278,6 +280,26 @@ def test_missing_capability(ctx: Ctx) -> str:
     return f"Sampled: {ctx.sample('Say hello', max_tokens=20).text}"
 
 
+# resources-read-text, -binary, resources-subscribe, -unsubscribe; resources-templates-read
+RESOURCES = (
+    Resource(
+        "test://static-text", text="This is the content of the static text resource.", description="A fixed text.", mime_type="text/plain",
+        can="conformance.resources",
+    ),
+    Resource("test://static-binary", data=PNG, description="A 1x1 red PNG.", mime_type="image/png", can="conformance.resources"),
+    Resource(
+        "test://watched-resource", text="This resource is watched for updates.", description="A resource to subscribe to.", mime_type="text/plain",
+        can="conformance.resources",
+    ),
+)
+
+
+@resource("test://template/{id}/data", can="conformance.resources", mime_type="application/json", name="template-data")
+def template_data(id: str) -> str:  # noqa: A002 - the template's name for it
+    """Data for one id: the template's value substituted."""
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"}, separators=(",", ":"))
+
+
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
     .commands(
@@ -305,7 +327,8 @@ app = (
         test_input_required_result_tampered_state,
         test_streaming_elicitation,
     )
-    .mcp(Mcp().allow_abilities(["conformance.tools"]).confirm("conformance.ask"))
+    .resources(*RESOURCES, template_data)
+    .mcp(Mcp().allow_abilities(["conformance.tools", "conformance.resources"]).confirm("conformance.ask"))
 )
 
 

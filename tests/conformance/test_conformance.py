@@ -36,16 +36,12 @@ SDK_SERVER = [sys.executable, str(HERE / "sdk_server.py")]
 ALONE_MS = 120_000
 
 PROMPTS = "prompts (issue 16)"
-RESOURCES = "resources of the app's own URIs: static text, binary blobs, templates (issue 16)"
 COMPLETIONS = "completion/complete (issue 16)"
 
 # Why each scored scenario rata's fixture fails today fails: the rata feature it waits for.
 WAITING: dict[str, dict[str, str]] = {
     MODERN: {
         "completion-complete": COMPLETIONS,
-        "resources-read-text": RESOURCES,
-        "resources-read-binary": RESOURCES,
-        "resources-templates-read": RESOURCES,
         "prompts-list": PROMPTS,
         "prompts-get-simple": PROMPTS,
         "prompts-get-with-args": PROMPTS,
@@ -56,11 +52,6 @@ WAITING: dict[str, dict[str, str]] = {
     },
     LEGACY: {
         "completion-complete": COMPLETIONS,
-        "resources-read-text": RESOURCES,
-        "resources-read-binary": RESOURCES,
-        "resources-templates-read": RESOURCES,
-        "resources-subscribe": f"test://watched-resource needs {RESOURCES}",
-        "resources-unsubscribe": f"test://watched-resource needs {RESOURCES}",
         "prompts-list": PROMPTS,
         "prompts-get-simple": PROMPTS,
         "prompts-get-with-args": PROMPTS,

@@ -107,6 +107,53 @@ def test_the_talking_example_passes(tmp_path: Path) -> None:
     assert "6 passed" in done.stdout, done.stdout
 
 
+def test_the_library_example_passes(tmp_path: Path) -> None:
+    """docs/examples/mcp/library/test_library.py (the Resources section), run next to its app as a reader would."""
+    library = EXAMPLES / "library"
+    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(library), os.environ.get("PYTHONPATH", "")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(library / "test_library.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 passed" in done.stdout, done.stdout
+
+
+def test_the_library_refuses_what_the_resources_section_says(tmp_path: Path) -> None:
+    """The Resources section's claims the example's tests do not make: grants, files outside the root, blobs on the wire."""
+    import base64
+
+    from rata import Resource
+    from rata.errors import CodegenError
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A")
+    (tmp_path.parent / "secret.txt").write_text("secret")
+    os.symlink(tmp_path.parent / "secret.txt", tmp_path / "docs" / "link.md")
+    app = App("docsres", identifier="com.example.docsres", root=tmp_path).resources(
+        Resource.file("docs://a", "docs/a.md", can="docs.read"),
+        Resource.file("docs://link", "docs/link.md", can="docs.read"),
+        Resource("docs://bytes", data=b"\x00\x01", can="docs.read"),
+        Resource("docs://confirmed", text="x", can="docs.secret"),
+        Resource("docs://none", text="x"),
+    )
+    app.mcp(Mcp().allow_abilities(["docs.read"]).confirm("docs.secret"))
+    app.folder = tmp_path / "home"
+    with AgentClient(app) as agent:
+        listed = {r["uri"]: r for r in agent.list_resources()}
+        assert sorted(listed) == ["docs://a", "docs://bytes", "docs://link"] and listed["docs://a"]["mimeType"] == "text/markdown"
+        assert listed["docs://bytes"]["size"] == 2
+        assert agent.request("resources/read", {"uri": "docs://bytes"})["contents"] == [
+            {"uri": "docs://bytes", "mimeType": "application/octet-stream", "blob": base64.b64encode(b"\x00\x01").decode()}
+        ]
+        assert "outside the app's folder" in agent.request_raw("resources/read", {"uri": "docs://link"})["error"]["message"]
+        for hidden in ("docs://confirmed", "docs://none"):
+            assert agent.request_raw("resources/read", {"uri": hidden})["error"]["message"] == "Resource not found"
+    for bad in ("app://mine", "docs://a b", "docs:/x\x00"):
+        with pytest.raises(CodegenError):
+            Resource(bad, text="x", can="docs.read")
+
+
 @pytest.mark.subprocess
 def test_the_client_configuration_starts_the_server(tmp_path: Path, crm: App) -> None:
     config = json.loads((EXAMPLES / "claude_desktop_config.json").read_text(encoding="utf-8"))
