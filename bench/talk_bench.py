@@ -70,9 +70,10 @@ def make_app() -> App:
 
 
 class Client:
-    def __init__(self, home: str) -> None:
+    def __init__(self, home: str, script: str = __file__) -> None:
+        """Serve `script --serve` (this file's app, or another bench's) in a child process."""
         env = {**os.environ, "RATA_HOME": home}
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
+        self.proc = subprocess.Popen([sys.executable, script, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT)
         self.ids = 0
         self.sent = 0  # notifications heard in the last call
 
