@@ -18,16 +18,14 @@ from the request written to its answer read:
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from talk_bench import META, Client  # noqa: E402 - the same stdio client
+from talk_bench import META, Client, arguments, connect, timed  # noqa: E402 - the same stdio client, serving and timing
 
 from rata import App, Ctx, Mcp, Resource, command, resource  # noqa: E402 - after the path is set
 
@@ -71,32 +69,15 @@ KINDS = (
 def measure(client: Client, era: str, method: str, params: dict, calls: int) -> list[float]:
     if era == "modern":
         params = {**params, "_meta": dict(META)}
-    for _ in range(20):  # warm-up
-        client.request(method, params)
-    times = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        client.request(method, params)
-        times.append(time.perf_counter() - started)
-    return sorted(times)
+    return sorted(timed(lambda: client.request(method, params), calls))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.serve:
-        from rata.cli.appmain import serve_mcp
-
-        sys.exit(serve_mcp(make_app()))
+    args = arguments(make_app, __doc__)
     rows = []
     with tempfile.TemporaryDirectory() as home:
         for era in ("modern", "legacy"):
-            client = Client(home, __file__)
-            if era == "legacy":
-                client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
-                client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            client = connect(home, era, __file__)
             for label, method, params in KINDS:
                 times = measure(client, era, method, params, args.calls)
                 rows.append((era, label, statistics.median(times) * 1e3, times[int(len(times) * 0.9)] * 1e3))

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,34 +120,51 @@ class Client:
         self.proc.wait(10)
 
 
-def measure(client: Client, era: str, name: str, calls: int, token: bool = False) -> tuple[list[float], int]:
+def timed(run: Callable[[], Any], calls: int) -> list[float]:
+    """Seconds each of `calls` runs took, after 20 to warm up."""
     for _ in range(20):  # warm-up
-        client.call(era, name, token)
+        run()
     times = []
     for _ in range(calls):
         started = time.perf_counter()
-        client.call(era, name, token)
+        run()
         times.append(time.perf_counter() - started)
-    return times, client.sent
+    return times
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def measure(client: Client, era: str, name: str, calls: int, token: bool = False) -> tuple[list[float], int]:
+    return timed(lambda: client.call(era, name, token), calls), client.sent
+
+
+def arguments(make: Callable[[], App], doc: str) -> argparse.Namespace:
+    """``--calls``; the hidden ``--serve`` serves ``make()`` on stdio (the child's side) and exits."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         from rata.cli.appmain import serve_mcp
 
-        sys.exit(serve_mcp(make_app()))
+        sys.exit(serve_mcp(make()))
+    return args
+
+
+def connect(home: str, era: str, script: str = __file__) -> Client:
+    """A client on a fresh server; in the legacy era, past its ``initialize`` handshake."""
+    client = Client(home, script)
+    if era == "legacy":
+        init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
+        client.request("initialize", init)
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return client
+
+
+def main() -> None:
+    args = arguments(make_app, __doc__)
     rows = []
     with tempfile.TemporaryDirectory() as home:
         for era in ("modern", "legacy"):
-            client = Client(home)
-            if era == "legacy":
-                init = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "bench", "version": "1"}}
-                client.request("initialize", init)
-                client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            client = connect(home, era)
             kinds = (("plain", "plain", False), ("ask", "ask", False), ("progress", "progress", True), ("progress, no token", "progress", False))
             for label, name, token in kinds:
                 times, sent = measure(client, era, name, args.calls, token)

@@ -94,29 +94,27 @@ def test_the_pytest_example_passes(tmp_path: Path) -> None:
     assert "10 passed" in done.stdout, done.stdout
 
 
+def run_example(folder: Path, test_file: str, tmp_path: Path) -> str:
+    """Run an example's test module next to its app as a reader would (the app's folder on the path); its output."""
+    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH", "")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / test_file)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 @pytest.mark.subprocess
 def test_the_talking_example_passes(tmp_path: Path) -> None:
-    """docs/examples/mcp/trips/test_trips.py, run next to its app as a reader would (the app's folder on the path)."""
-    trips = EXAMPLES / "trips"
-    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(trips), os.environ.get("PYTHONPATH", "")]))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(trips / "test_trips.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 passed" in done.stdout, done.stdout
+    """docs/examples/mcp/trips/test_trips.py."""
+    assert "6 passed" in run_example(EXAMPLES / "trips", "test_trips.py", tmp_path)
 
 
+@pytest.mark.subprocess
 def test_the_library_example_passes(tmp_path: Path) -> None:
-    """docs/examples/mcp/library/test_library.py (the Resources section), run next to its app as a reader would."""
-    library = EXAMPLES / "library"
-    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(library), os.environ.get("PYTHONPATH", "")]))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(library / "test_library.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "4 passed" in done.stdout, done.stdout
+    """docs/examples/mcp/library/test_library.py (the Resources section)."""
+    assert "4 passed" in run_example(EXAMPLES / "library", "test_library.py", tmp_path)
 
 
 def test_the_library_refuses_what_the_resources_section_says(tmp_path: Path) -> None:
