@@ -51,6 +51,7 @@ _URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 _ATTR = "__rata_resource__"
+_MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:; ?[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+-]+)*")
 # MIME types by suffix: a fixed table, so a resource's type does not depend on the machine's mime.types
 MIME_TYPES = {
     ".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".csv": "text/csv", ".html": "text/html",
@@ -119,6 +120,8 @@ class Resource(Record):
                 raise CodegenError(f"{where}: {field}= is {type(value).__name__}, not str.", hint=f"Pass the {field} as text.")
         if mime_type is None:
             mime_type = "text/plain" if text is not None else DEFAULT_MIME if data is not None else mime_of(path or "")
+        elif _MIME.fullmatch(mime_type) is None:
+            raise CodegenError(f"{where}: the MIME type {mime_type!r} is not a type/subtype.", hint="Give one such as 'text/plain', 'image/png'.")
         super().__init__(
             uri, text, bytes(data) if data is not None else None, path, name or default_name(uri), title, description, mime_type, can, spec, template
         )

@@ -190,6 +190,7 @@ def test_a_subscription_to_a_function_resource_fires_on_its_table_and_not_on_ano
         (lambda: Resource("lab://<a>", text="x", can="a.b"), "characters a URI cannot hold"),
         (lambda: Resource("app://mine", text="x", can="a.b"), "rata's scheme"),
         (lambda: Resource("lab://x", can="a.b"), "exactly one"),
+        (lambda: Resource("lab://x", text="x", mime_type="text\nplain", can="a.b"), "not a type/subtype"),
         (lambda: Resource("lab://x", text="x", data=b"x", can="a.b"), "exactly one"),
         (lambda: Resource.file("lab://x", "../secret.txt", can="a.b"), "leaves the app's folder"),
         (lambda: Resource.file("lab://x", "/etc/passwd", can="a.b"), "leaves the app's folder"),
