@@ -28,6 +28,17 @@ def tags_add(ctx: Ctx, name: str) -> None:
     ctx.db.execute("INSERT INTO tags (name) VALUES (?)", (name,))
 
 
+@command(can="notes.read", live=True)
+def notes_show(ctx: Ctx, n: int) -> str:
+    """One note, by its row number."""
+    row = ctx.db.execute("SELECT body FROM notes WHERE rowid = ?", (n,)).fetchone()
+    if row is None:
+        from rata import ValidationErrors
+
+        raise ValidationErrors({"n": f"no note {n}"})
+    return row["body"]
+
+
 @resource("lab://notes.csv", can="notes.read", mime_type="text/csv", description="Every note, one a line.")
 def notes_csv(ctx: Ctx) -> str:
     return "body\n" + "".join(f"{row['body']}\n" for row in ctx.db.execute("SELECT body FROM notes ORDER BY rowid"))
@@ -75,7 +86,7 @@ def lab(tmp_path: Path) -> App:
     os.symlink(tmp_path.parent / "outside.txt", tmp_path / "docs" / "escape.txt")
     app = (
         App("lab", identifier="com.example.reslab", root=tmp_path)
-        .commands(notes_add, tags_add)
+        .commands(notes_add, tags_add, notes_show)
         .resources(
             Resource("lab://about", text="A lab.", title="About", can="notes.read"),
             Resource("lab://logo-bytes", data=PNG, mime_type="image/png", can="notes.read"),
@@ -110,7 +121,10 @@ def test_declared_resources_are_listed_by_uri_and_only_when_granted_outright(age
     assert listed["lab://about"] == {"uri": "lab://about", "name": "about", "title": "About", "mimeType": "text/plain", "size": 6}
     assert listed["lab://notes.csv"] == {"uri": "lab://notes.csv", "name": "notes_csv", "description": "Every note, one a line.", "mimeType": "text/csv"}
     assert listed["lab://guide"]["mimeType"] == "text/markdown" and listed["lab://logo"]["mimeType"] == "image/png"
-    assert agent.list_templates() == [{"uriTemplate": "lab://notes/{n}", "name": "note", "mimeType": "text/plain"}]
+    assert agent.list_templates() == [
+        {"uriTemplate": "lab://notes/{n}", "name": "note", "mimeType": "text/plain"},
+        {"uriTemplate": "app://notes_show/{n}", "name": "notes_show", "description": "One note, by its row number.", "mimeType": "application/json"},
+    ]  # by name
 
 
 @pytest.mark.parametrize("uri", ["lab://hidden", "lab://confirmed", "lab://nobody", "lab://nope"])
@@ -178,6 +192,20 @@ def test_a_subscription_to_a_function_resource_fires_on_its_table_and_not_on_ano
             client.call("notes_add", {"body": "its table"})
             listen.wait_for_update("lab://notes.csv")
             assert listen.updates() == ["lab://notes.csv"]  # one update: not for tags, never for fixed text
+
+
+@pytest.mark.parametrize("uri", ["app://notes_show/1", "lab://notes/1"])
+def test_a_subscription_to_a_template_instance_fires_on_a_write_to_its_table_and_not_to_another(lab, era, uri):
+    with AgentClient(lab, era=era) as client:
+        client.call("notes_add", {"body": "first"})
+        client.read(uri)  # its reads are known once it ran: before that, any write counts
+        with client.listen(uri) as listen:
+            client.call("tags_add", {"name": "another table"})
+            client.call("tags_add", {"name": "and again"})
+            assert listen.updates() == []
+            client.call("notes_add", {"body": "its table"})
+            listen.wait_for_update(uri)
+            assert listen.updates() == [uri]
 
 
 @pytest.mark.parametrize(
