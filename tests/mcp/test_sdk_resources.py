@@ -84,3 +84,45 @@ async def test_declared_text_blob_file_and_function_template_read_through_the_sd
     assert isinstance(logo.contents[0], types.BlobResourceContents) and base64.b64decode(logo.contents[0].blob) == LOGO
     assert guide.contents[0].mime_type == "text/markdown" and guide.contents[0].text.startswith("# The library")
     assert title.contents[0].text == "Dune"
+
+
+ASKING_APP = '''
+from dataclasses import dataclass
+
+from rata import App, Ctx, Mcp, resource
+
+
+@dataclass
+class Why:
+    reason: str
+
+
+@resource("ask://secret", can="secrets.read", description="Told to whoever says why.")
+def secret(ctx: Ctx) -> str:
+    answer = ctx.ask(Why, "Why do you want the secret?")
+    return f"told, because {answer.value.reason}" if answer.accepted else "not told"
+
+
+app = App("asking", identifier="com.example.asking").resources(secret).mcp(Mcp().allow_abilities(["secrets.read"]))
+
+if __name__ == "__main__":
+    from rata.cli.appmain import main_for
+
+    main_for(app)
+'''
+
+
+async def test_a_resource_that_asks_is_answered_through_the_sdk_in_each_mode(tmp_path, mode):
+    """2026-07-28: input_required and the SDK's retry with the answer; 2025-11-25: elicitation/create mid-read."""
+    from tests.mcp.test_sdk_peer import Answers
+
+    (tmp_path / "asking.py").write_text(ASKING_APP, encoding="utf-8")
+    env = {"RATA_HOME": str(tmp_path / "home"), "PATH": search_path(), "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    params = StdioServerParameters(command=sys.executable, args=[str(tmp_path / "asking.py"), "--mcp"], env=env)
+    answers = Answers("accept", {"reason": "curiosity"})
+    client = Client(params, mode=mode, elicitation_callback=answers, read_timeout_seconds=10, client_info=types.Implementation(name="t", version="1"))
+    with anyio.fail_after(TEST_SECONDS):
+        async with client:
+            read = await client.read_resource("ask://secret")
+    assert read.contents[0].text == "told, because curiosity"
+    assert [asked.message for asked in answers.asked] == ["Why do you want the secret?"]
