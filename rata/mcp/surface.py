@@ -1,4 +1,4 @@
-"""What an MCP client receives from ``tools/list`` and ``resources/list``, per era.
+"""What an MCP client receives from ``tools/list``, ``resources/list`` and ``resources/templates/list``, per era.
 
 The catalog's tools are in the 2026-07-28 shape, where ``outputSchema`` may have any root.
 A 2025-11-25 client needs an object root and object ``structuredContent``, so there a
