@@ -79,6 +79,7 @@ def test_the_first_answers_come_from_the_manifest_while_the_app_loads(crm, recor
         assert [t["name"] for t in client.list_tools()] == ["customers_delete", "customers_index", "customers_show", "customers_store"]
         assert client.list_tools() == recorded.offer["tools"][era]
         assert [r["uri"] for r in client.list_resources()] == ["app://customers_index"]
+        assert [t["uriTemplate"] for t in client.list_templates()] == ["app://customers_show/{id}"]
         assert not loading.wait(0)  # all of that while the app was still loading
         gate.open()
         assert loading.wait(10)
