@@ -21,7 +21,6 @@ from __future__ import annotations
 import statistics
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +32,7 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 ACCEPT = {"action": "accept", "content": {"topic": "tea"}}
 
 
-from bench.talk_bench import Client, calls_or_serve  # noqa: E402 - after the path is set
+from bench.talk_bench import Client, calls_or_serve, timed  # noqa: E402 - after the path is set
 from rata import App, Ctx, Mcp, command, prompt  # noqa: E402
 
 
@@ -91,14 +90,7 @@ KINDS = (
 
 
 def measure(client: Client, era: str, method: str, params: dict[str, Any], calls: int) -> list[float]:
-    for _ in range(20):  # warm-up
-        ask(client, era, method, params)
-    times = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        ask(client, era, method, params)
-        times.append(time.perf_counter() - started)
-    return times
+    return timed(lambda: ask(client, era, method, params), calls)
 
 
 def main() -> None:

@@ -126,15 +126,20 @@ class Client:
         self.proc.wait(10)
 
 
-def measure(client: Client, era: str, name: str, calls: int, token: bool = False) -> tuple[list[float], int]:
+def timed(run: Callable[[], Any], calls: int) -> list[float]:
+    """Seconds each of `calls` runs took, after 20 to warm up."""
     for _ in range(20):  # warm-up
-        client.call(era, name, token)
+        run()
     times = []
     for _ in range(calls):
         started = time.perf_counter()
-        client.call(era, name, token)
+        run()
         times.append(time.perf_counter() - started)
-    return times, client.sent
+    return times
+
+
+def measure(client: Client, era: str, name: str, calls: int, token: bool = False) -> tuple[list[float], int]:
+    return timed(lambda: client.call(era, name, token), calls), client.sent
 
 
 def calls_or_serve(description: str, make: Callable[[], App]) -> int:

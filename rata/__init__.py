@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rata.dispatch import CommandRequest, Origin
     from rata.errors import RataError
     from rata.prompts import PromptMessage, prompt
+    from rata.resources import Resource, resource
     from rata.talk import Answer, Question
     from rata.typemodel import Field, JsonValue
     from rata.validation import ValidationErrors
@@ -40,6 +41,8 @@ _WHERE = {
     "RataError": "rata.errors",
     "PromptMessage": "rata.prompts",
     "prompt": "rata.prompts",
+    "Resource": "rata.resources",
+    "resource": "rata.resources",
     "Answer": "rata.talk",
     "Question": "rata.talk",
     "Field": "rata.typemodel",
@@ -64,11 +67,13 @@ __all__ = [
     "PromptMessage",
     "Question",
     "RataError",
+    "Resource",
     "ResourceLink",
     "Text",
     "ValidationErrors",
     "command",
     "prompt",
+    "resource",
     "__version__",
 ]
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from rata.db import Tracker
     from rata.prompts import PromptSpec
+    from rata.resources import Resource
 
 log = LazyLogger("rata.app")
 ALLOW = "allow"
@@ -129,6 +130,8 @@ class App:
         self.middleware: list[Middleware] = []
         self.specs: dict[str, CommandSpec] = {}
         self.prompt_specs: dict[str, PromptSpec] = {}
+        self.declared: dict[str, Resource] = {}
+        """Declared resources (`rata.resources`) by URI or URI template, in the order declared."""
         self._fields: dict[str, tuple[CommandSpec, list[tuple[str, Any, bool]]]] = {}
         self._analyzer = Analyzer()
         self.events = Events()
@@ -170,6 +173,17 @@ class App:
                     )
                 self.prompt_specs[spec.name] = spec
         self.surface_changed()
+        return self
+
+    def resources(self, *items: Resource | Callable[..., Any]) -> App:
+        """Declare resources: `rata.Resource` values and `@rata.resource` functions (see `rata.resources`)."""
+        from rata.resources import declare
+
+        for item in items:
+            resource = declare(item, self._analyzer, Ctx)
+            if resource.uri in self.declared and self.declared[resource.uri] != resource:
+                raise CodegenError(f"Two resources have the URI {resource.uri!r}.", hint="Give each resource its own URI.")
+            self.declared[resource.uri] = resource
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> App:
@@ -370,7 +384,21 @@ class App:
         self._authorize(spec, request)  # again: a middleware may have handed on a different request
         return self._run(spec, request)
 
-    def _run(self, spec: CommandSpec, request: CommandRequest) -> Any:
+    def run_function(self, spec: CommandSpec, request: CommandRequest) -> Any:
+        """Run a function that is not a command (a resource's, `rata.resources`) as dispatch runs one: its grant, the
+        middleware, its arguments' check, its unit of work and `Ctx`; the value it returned, unconverted."""
+        self._authorize(spec, request)
+
+        def innermost(request: CommandRequest) -> Any:
+            self._authorize(spec, request)
+            return self._execute(spec, request)
+
+        handler: Callable[[CommandRequest], Any] = innermost
+        for middleware in reversed(self.middleware):
+            handler = _wrap(middleware, handler)
+        return handler(request)
+
+    def _execute(self, spec: CommandSpec, request: CommandRequest) -> Any:
         sync_logging()  # a logging configuration waiting for `logging` applies before the command can log
         kwargs = self.arguments(spec, request.args)
         with UnitOfWork(self._database) as work:
@@ -383,6 +411,10 @@ class App:
             self.live.record_reads(spec.name, work.tables.reads)
         if work.changed:
             self.live.changed(work.changed)
+        return value
+
+    def _run(self, spec: CommandSpec, request: CommandRequest) -> Any:
+        value = self._execute(spec, request)
         try:
             return to_json(spec.returns, value)
         except Mismatch as mismatch:

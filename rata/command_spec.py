@@ -165,9 +165,14 @@ class CommandSpec(Record):
         return f"{self.fn.__module__}.{self.fn.__qualname__}"
 
 
-def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) -> CommandSpec:
-    """Read a decorated function into a `CommandSpec`, or raise `CodegenError`."""
-    options = command_options(fn)
+def inspect_command(
+    fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type, options: CommandOptions | None = None, returns: Node | None = None
+) -> CommandSpec:
+    """Read a decorated function into a `CommandSpec`, or raise `CodegenError`.
+
+    `options`: instead of what `@command` recorded (a resource's function, `rata.resources`);
+    `returns`: its result's type, checked by the caller, instead of the return annotation's."""
+    options = options if options is not None else command_options(fn)
     label = getattr(fn, "__qualname__", repr(fn))
     if options is None:
         raise CodegenError(
@@ -184,12 +189,13 @@ def inspect_command(fn: Callable[..., Any], analyzer: Analyzer, ctx_type: type) 
     can = validate_ability(options.can, where) if options.can is not None else None
     hints = resolve_hints(fn, where)
     doc, params, ctx_param = read_params(fn, hints, analyzer, ctx_type, where)
-    if "return" not in hints:
+    if returns is None and "return" not in hints:
         raise CodegenError(
             f"{where}: the function has no return type.",
             hint="Annotate it (`-> None` if it returns nothing) so agents know what comes back.",
         )
-    returns = analyzer.analyze_result(hints["return"], f"{where}, return type")
+    if returns is None:
+        returns = analyzer.analyze_result(hints["return"], f"{where}, return type")
     return CommandSpec(
         name=name,
         fn=fn,

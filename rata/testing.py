@@ -25,6 +25,7 @@ line framing, so what a test sees is byte for byte what a client would.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import subprocess
@@ -403,15 +404,7 @@ class AgentClient:
         self._answers = list(answers) if isinstance(answers, (list, tuple)) else answers
         self._asked = []
         try:
-            result = self.request(method, params)
-            rounds = 0
-            while result.get("resultType") == "input_required":
-                rounds += 1
-                if rounds > MAX_ROUNDS:
-                    raise AssertionError(f"{name} kept asking for input ({MAX_ROUNDS} rounds)")
-                requests = result.get("inputRequests", {})
-                responses = {key: self._input(request["method"], request.get("params") or {}) for key, request in requests.items()}
-                result = self.request(method, {**params, "inputResponses": responses, "requestState": result["requestState"]})
+            result = self._rounds(method, params, name)
             if self._unanswered is not None:
                 if confirm is None and not self._asked:
                     raise ConfirmationRequested(f"{name} asks the user: {self._unanswered!r}; pass confirm=True or False (it was declined)")
@@ -440,10 +433,39 @@ class AgentClient:
             params["context"] = {"arguments": context}
         return self.request("completion/complete", params)["completion"]
 
-    def read(self, uri: str) -> Any:
-        """Read a resource and return its JSON content."""
-        contents = self.request("resources/read", {"uri": uri})["contents"]
-        return json.loads(contents[0]["text"])
+    def _rounds(self, method: str, params: dict[str, Any], name: str) -> dict[str, Any]:
+        """The request's result, retried with the answers while it is input_required (2026-07-28)."""
+        result = self.request(method, params)
+        rounds = 0
+        while result.get("resultType") == "input_required":
+            rounds += 1
+            if rounds > MAX_ROUNDS:
+                raise AssertionError(f"{name} kept asking for input ({MAX_ROUNDS} rounds)")
+            requests = result.get("inputRequests", {})
+            responses = {key: self._input(request["method"], request.get("params") or {}) for key, request in requests.items()}
+            result = self.request(method, {**params, "inputResponses": responses, "requestState": result["requestState"]})
+        return result
+
+    def list_templates(self) -> list[dict[str, Any]]:
+        return self.request("resources/templates/list")["resourceTemplates"]
+
+    def read(self, uri: str, *, answers: Answers = None) -> Any:
+        """Read a resource (a template's instance too): its JSON value for ``application/json`` text, else its text
+        (str) or its blob (bytes, decoded). `answers` answers what a resource's function asks (as for `call`)."""
+        self._answers = list(answers) if isinstance(answers, (list, tuple)) else answers
+        self._unanswered = None
+        self._asked = []
+        try:
+            content = self._rounds("resources/read", {"uri": uri}, uri)["contents"][0]
+            if self._unanswered is not None:
+                raise InputRequested(f"{uri} asks the user: {self._unanswered!r}; pass answers=[...] (it was declined)")
+        finally:
+            self._answers = None
+        if "blob" in content:
+            return base64.b64decode(content["blob"])
+        if content.get("mimeType", "application/json").split(";")[0].strip() == "application/json":
+            return json.loads(content["text"])
+        return content["text"]
 
     def listen(self, *uris: str, lists: Sequence[str] = ()) -> Listen:
         """Subscribe to updates of these resources (a listen stream, or resources/subscribe in the legacy era),

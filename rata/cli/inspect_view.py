@@ -88,19 +88,11 @@ def render_inspection(out: Console, result: Inspection, *, schemas: bool = False
 
     out.print()
     if result.surface["resources"]:
-        resources = Table(title="Resources", title_justify="left")
-        for column in ("uri", "name", "mimeType", "description"):
-            resources.add_column(column, overflow="fold")
-        for resource in result.surface["resources"]:
-            resources.add_row(
-                safe(resource["uri"], "path"),
-                safe(resource["name"]),
-                safe(resource.get("mimeType", "")),
-                safe(_first_line(resource.get("description", ""))),
-            )
-        out.print(resources)
+        out.print(_resource_table("Resources", "uri", result.surface["resources"]))
     else:
         out.print(safe("Resources: none", "muted"))
+    if result.surface.get("resourceTemplates"):
+        out.print(_resource_table("Resource templates", "uriTemplate", result.surface["resourceTemplates"]))
 
     if result.hidden:
         out.print()
@@ -292,3 +284,15 @@ def render_drift(out: Console, drift: Drift) -> None:
         out.print(safe(line))
     for line in drift.diff:
         out.print(safe(line, "ok" if line.startswith("+") else "error" if line.startswith("-") else None))
+
+
+def _resource_table(title: str, key: str, items: list[dict[str, Any]]) -> Any:
+    """Resources or templates: the URI (or URI template), name, MIME type and the description's first line."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in (key, "name", "mimeType", "description"):
+        table.add_column(column, overflow="fold")
+    for item in items:
+        table.add_row(safe(item[key], "path"), safe(item["name"]), safe(item.get("mimeType", "")), safe(_first_line(item.get("description", ""))))
+    return table

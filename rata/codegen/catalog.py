@@ -4,7 +4,10 @@ The catalog is the one source of truth the agent-facing surfaces are projected f
 
 - ``tools``: the commands granted to agents, as MCP ``Tool`` objects (2026-07-28 shape);
 - ``resources``: ``app://<command>`` for each granted live command whose arguments all
-  have defaults (and that needs no confirmation: a read cannot ask the user);
+  have defaults (and that needs no confirmation: a read cannot ask the user), then the
+  app's declared resources (`rata.resources`) that are granted outright, by URI;
+- ``templates``: ``app://<command>/{p1}/...`` for each such live command with required
+  arguments, and the declared template resources, by name;
 - ``commands``: every command, tool or not, with its ability and schemas;
 - ``prompts``: the prompts granted to agents, as MCP ``Prompt`` objects (``prompts/list``), and
   ``prompt_details``: every prompt with its ability, its access and its arguments' JSON schema.
@@ -19,10 +22,11 @@ import json
 from typing import Any, ClassVar
 
 from rata._record import Record
-from rata.app import CONFIRM, App
+from rata.app import ALLOW, CONFIRM, App
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
 from rata.command_spec import CommandSpec
+from rata.resources import command_template
 from rata.typemodel import PART_KINDS, Scalar, content_kinds, data_node
 
 RESOURCE_SCHEME = "app://"
@@ -32,13 +36,17 @@ CONFIRM_NOTE = "The user is asked to confirm each call."
 class Catalog(Record):
     """Tools, resources and commands of one app, ready to serialise."""
 
-    __slots__ = ("app", "tools", "resources", "commands", "grants", "prompts", "prompt_details")
-    _defaults: ClassVar[dict[str, Any]] = {"prompts": [], "prompt_details": []}
+    __slots__ = ("app", "tools", "resources", "commands", "grants", "templates", "resource_details", "prompts", "prompt_details")
+    _defaults: ClassVar[dict[str, Any]] = {"templates": (), "resource_details": (), "prompts": [], "prompt_details": []}
     app: dict[str, str]
     tools: list[dict[str, Any]]
     resources: list[dict[str, Any]]
     commands: list[dict[str, Any]]
     grants: dict[str, list[str]]
+    templates: list[dict[str, Any]]
+    """The ``resources/templates/list`` list (`ResourceTemplate` objects)."""
+    resource_details: list[dict[str, Any]]
+    """Every declared resource, served or not: ``{"uri", "ability", "agent", "template"}`` (for lint and grants)."""
     prompts: list[dict[str, Any]]
     prompt_details: list[dict[str, Any]]
 
@@ -48,6 +56,8 @@ class Catalog(Record):
             "grants": self.grants,
             "tools": self.tools,
             "resources": self.resources,
+            "templates": list(self.templates),
+            "resourceDetails": list(self.resource_details),
             "commands": self.commands,
             "prompts": self.prompts,
             "promptDetails": self.prompt_details,
@@ -74,6 +84,7 @@ def build_catalog(app: App) -> Catalog:
     commands: list[dict[str, Any]] = []
     tools: list[dict[str, Any]] = []
     resources: list[dict[str, Any]] = []
+    templates: list[dict[str, Any]] = []
     for name in sorted(app.specs):
         spec = app.specs[name]
         input_schema, output_schema = command_schemas(spec)
@@ -107,6 +118,11 @@ def build_catalog(app: App) -> Catalog:
                     "mimeType": "application/json",
                 }
             )
+        elif spec.live and access != CONFIRM:
+            templates.append({"uriTemplate": command_template(spec), "name": spec.name, "description": description, "mimeType": "application/json"})
+    declared, declared_templates = declared_resources(app)
+    resources.extend(declared)
+    templates = sorted(templates + declared_templates, key=lambda t: (t["name"], t["uriTemplate"]))
     mcp = app.mcp_config
     grants = {
         "frontend": app.frontend_grant.texts(),
@@ -114,8 +130,33 @@ def build_catalog(app: App) -> Catalog:
         "confirm": mcp.confirm_grant.texts() if mcp else [],
     }
     info = {"name": app.name, "identifier": app.identifier, "version": app.version}
+    details = [
+        {"uri": item.uri, "ability": item.can, "agent": mcp.access(item.can) if mcp is not None and item.can else None, "template": item.template is not None}
+        for item in app.declared.values()
+    ]
     prompts, prompt_details = build_prompts(app)
-    return Catalog(info, tools, resources, commands, grants, prompts, prompt_details)
+    return Catalog(info, tools, resources, commands, grants, templates, sorted(details, key=lambda d: d["uri"]), prompts, prompt_details)
+
+
+def declared_resources(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The app's declared resources granted outright to agents, as listed: (resources by URI, templates)."""
+    mcp = app.mcp_config
+    resources, templates = [], []
+    for item in app.declared.values():
+        if mcp is None or item.can is None or mcp.access(item.can) != ALLOW:
+            continue  # not granted, or only with a confirmation a read cannot ask for
+        entry: dict[str, Any] = {"uriTemplate": item.uri} if item.template is not None else {"uri": item.uri}
+        entry["name"] = clean_text(item.name)
+        if item.title:
+            entry["title"] = clean_text(item.title)
+        if item.description:
+            entry["description"] = clean_text(item.description)
+        entry["mimeType"] = item.mime_type
+        size = len(item.text.encode("utf-8", "surrogatepass")) if item.text is not None else len(item.data) if item.data is not None else None
+        if size is not None:
+            entry["size"] = size
+        (templates if item.template is not None else resources).append(entry)
+    return sorted(resources, key=lambda r: r["uri"]), templates
 
 
 def build_prompts(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -133,7 +174,7 @@ def build_prompts(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
             continue
         listed: dict[str, Any] = {"name": name}
         if spec.title:
-            listed["title"] = spec.title
+            listed["title"] = clean_text(spec.title)
         description = clean_text(spec.description)
         if description:
             listed["description"] = description

@@ -32,7 +32,7 @@ about, a JSON path into that tool, a message and a fix. Rules:
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
-                                     or prompt
+                                     or prompt, or declared resource
 ``prompt-name``            warning   a prompt name with characters outside
                                      ``[A-Za-z0-9_-]`` (clients offer prompts as slash
                                      commands, ``/mcp__<server>__<prompt>``), or one too
@@ -43,6 +43,15 @@ about, a JSON path into that tool, a message and a fix. Rules:
                                      ``[A-Za-z0-9_]``, which a client's
                                      ``name=value`` form cannot always carry; info for an
                                      argument without a description
+``resource-confirm``       warning   a declared resource whose ability is granted only
+                                     with confirmation: a read cannot ask, so it is not
+                                     served
+``resource-description``   warning   a resource or resource template without a description
+``resource-name``          warning   a resource or template name that is blank or over 128
+                                     characters
+``template-syntax``        error     a URI template clients cannot parse: an expression
+                                     other than a plain ``{name}`` (operators such as
+                                     ``+#./;?&``, a name outside ``[A-Za-z0-9_]``)
 =========================  ========  ===================================================
 
 A prompt's findings name it in ``tool`` as ``prompt:<name>``; their ``path`` is into its
@@ -125,6 +134,7 @@ def lint(catalog: Catalog, server: str | None = None, *, meta_schema: bool = Fal
     for prompt in catalog.prompts:
         findings += prompt_findings(prompt, server)
     findings += _grants(catalog)
+    findings += _resources(catalog)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.tool or "", f.rule, f.path))
 
@@ -325,6 +335,7 @@ def strict_problems(name: str | None, schema: Any, path: str = "", *, strict: bo
 
 def _grants(catalog: Catalog) -> list[Finding]:
     abilities = [c["ability"] for c in [*catalog.commands, *catalog.prompt_details] if c["ability"]]
+    abilities += [r["ability"] for r in catalog.resource_details if r["ability"]]
     out: list[Finding] = []
     for kind in ("agent", "confirm"):
         for text in catalog.grants.get(kind, []):
@@ -368,6 +379,39 @@ def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
     out = [Finding(rule, severity, f"prompt:{name}", path, said, fix) for rule, severity, path, said, fix in found]
     if len(description) > DESCRIPTION_LIMIT:
         out.append(_too_long("prompt-description", "warning", f"prompt:{name}", description, "Keep the docstring's summary short."))
+    return out
+
+
+def _resources(catalog: Catalog) -> list[Finding]:
+    from rata.resources import template_problem
+
+    out: list[Finding] = []
+    for detail in catalog.resource_details:
+        if detail["agent"] == "confirm":
+            out.append(
+                Finding(
+                    "resource-confirm", "warning", None, "/resourceDetails",
+                    f"The resource {detail['uri']} needs {detail['ability']!r}, which agents are granted only with confirmation: "
+                    "a read cannot ask the user to confirm, so it is not served.",
+                    "Grant its ability with Mcp().allow_abilities([...]), or give the resource another ability.",
+                )
+            )  # fmt: skip
+    for key, field, items in (("resources", "uri", catalog.resources), ("templates", "uriTemplate", catalog.templates)):
+        for index, item in enumerate(items):
+            uri, path = item[field], f"/{key}/{index}"
+            name = item.get("name", "")
+            if not name.strip() or len(name) > 128:
+                out.append(Finding("resource-name", "warning", None, f"{path}/name", f"{uri} has a name that is blank or over 128 characters.", "Give it a short name (name=...)."))
+            if not item.get("description"):
+                out.append(
+                    Finding(
+                        "resource-description", "warning", None, f"{path}/description",
+                        f"{uri} has no description, so the model must guess what it holds.", "Give it one (description=..., or a docstring).",
+                    )
+                )  # fmt: skip
+            problem = template_problem(uri) if key == "templates" else None
+            if problem is not None:
+                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", f"The URI template {uri} has {problem}.", "Use plain {name} expressions."))
     return out
 
 

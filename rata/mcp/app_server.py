@@ -19,6 +19,7 @@ from rata.codegen.catalog import Catalog, build_catalog
 from rata.codegen.sanitize import clean_info, clean_instructions
 from rata.logs import LazyLogger
 from rata.mcp.methods import METHODS, subscriptions
+from rata.mcp.methods.resources import template_matchers
 from rata.mcp.server import Method, Server
 from rata.mcp.surface import Index, tools_for
 from rata.ratelimit import Limiter
@@ -103,6 +104,8 @@ class AppServer:
         index.access = {name: self.app.agent_access(specs[name]) for name in index.tools}
         index.presenters = {name: spec.present for name, spec in specs.items() if spec.present is not None}
         index.resources = {resource["uri"]: resource for resource in catalog.resources}
+        index.templates = {template["uriTemplate"]: template for template in catalog.templates}
+        index.matchers = template_matchers(self.app, catalog)
         index.prompts = {prompt["name"]: prompt for prompt in catalog.prompts}
         index.legacy_tools = None
         return index
@@ -127,6 +130,14 @@ class AppServer:
     @property
     def resources(self) -> dict[str, dict[str, Any]]:
         return self.index.resources
+
+    @property
+    def templates(self) -> dict[str, dict[str, Any]]:
+        return self.index.templates
+
+    @property
+    def matchers(self) -> list[Any]:
+        return self.index.matchers
 
     @property
     def prompts(self) -> dict[str, dict[str, Any]]:
@@ -225,6 +236,9 @@ class AppServer:
     def prompts_for(self, era: str) -> list[dict[str, Any]]:
         return self.index.catalog.prompts
 
+    def templates_for(self, era: str) -> list[dict[str, Any]]:
+        return list(self.catalog.templates)
+
     def offer(self) -> dict[str, Any]:
         """Everything the server answers without running the app: what a manifest records (`rata.mcp.manifest`)."""
         index = self.index  # one surface, even while a refresh swaps it
@@ -236,5 +250,6 @@ class AppServer:
             "instructions": self.instructions,
             "tools": {"modern": index.catalog.tools, "legacy": index.legacy_tools},
             "resources": index.catalog.resources,
+            "templates": list(index.catalog.templates),
             "prompts": index.catalog.prompts,
         }

@@ -81,6 +81,9 @@ class LoadingServer:
     def prompts_for(self, era: str) -> list[dict[str, Any]]:
         return self.manifest.offer["prompts"]
 
+    def templates_for(self, era: str) -> list[dict[str, Any]]:
+        return self.manifest.offer["templates"]
+
     def _methods(self) -> dict[str, Method]:
         methods = {}
         for name, row in METHODS.items():

@@ -133,6 +133,7 @@ def _offer_shape(offer: dict[str, Any]) -> bool:
         and isinstance(tools.get("legacy"), list)
         and isinstance(offer.get("resources"), list)
         and isinstance(offer.get("prompts"), list)
+        and isinstance(offer.get("templates"), list)
     )
 
 

@@ -1,4 +1,4 @@
-"""What an MCP client receives from ``tools/list``, ``resources/list`` and ``prompts/list``, per era.
+"""What an MCP client receives from ``tools/list``, ``resources/list``, ``resources/templates/list`` and ``prompts/list``, per era.
 
 The catalog's tools are in the 2026-07-28 shape, where ``outputSchema`` may have any root.
 A 2025-11-25 client needs an object root and object ``structuredContent``, so there a
@@ -25,7 +25,7 @@ class Index:
     changes (`AppServer.refresh`), never changed in place: a handler that reads the server's
     index once (``tools/call`` does) sees the old surface or the new one, never part of each."""
 
-    __slots__ = ("catalog", "specs", "tools", "access", "presenters", "resources", "prompts", "legacy_tools")
+    __slots__ = ("catalog", "specs", "tools", "access", "presenters", "resources", "templates", "matchers", "prompts", "legacy_tools")
     catalog: Catalog
     specs: dict[str, Any]
     """name -> the app's `rata.command_spec.CommandSpec`, as it was when the catalog was built"""
@@ -34,6 +34,10 @@ class Index:
     presenters: dict[str, Any]
     """Tools whose result is shown as content of their own (`@command(present=...)`), not as structured JSON."""
     resources: dict[str, dict[str, Any]]
+    templates: dict[str, dict[str, Any]]
+    """uriTemplate -> the template as ``resources/templates/list`` lists it"""
+    matchers: list[Any]
+    """each listed template with what it reads (`rata.mcp.methods.resources.template_matchers`)"""
     prompts: dict[str, dict[str, Any]]
     """name -> the prompt as ``prompts/list`` lists it"""
     legacy_tools: list[dict[str, Any]] | None
@@ -79,5 +83,5 @@ def resources_for(catalog: Catalog, era: str = "modern") -> list[dict[str, Any]]
 
 
 def surface(catalog: Catalog, era: str = "modern") -> dict[str, Any]:
-    """``{"tools": [...], "resources": [...], "prompts": [...]}``: the agent-facing surface, for ``--json`` and ``--check``."""
-    return {"tools": tools_for(catalog, era), "resources": resources_for(catalog, era), "prompts": catalog.prompts}
+    """``{"tools": [...], "resources": [...], "resourceTemplates": [...], "prompts": [...]}``: the agent-facing surface, for ``--json`` and ``--check``."""
+    return {"tools": tools_for(catalog, era), "resources": resources_for(catalog, era), "resourceTemplates": list(catalog.templates), "prompts": catalog.prompts}

@@ -21,7 +21,7 @@ def test_codegen_writes_the_catalog_in_the_project_then_finds_it_up_to_date(rata
     first = rata("codegen", "--app", str(project))
     assert first.exit_code == 0 and "Wrote" in first.stdout
     catalog = json.loads((project / "rata.catalog.json").read_text())
-    assert list(catalog) == ["app", "grants", "tools", "resources", "commands", "prompts", "promptDetails"]
+    assert list(catalog) == ["app", "grants", "tools", "resources", "templates", "resourceDetails", "commands", "prompts", "promptDetails"]
     assert catalog["app"] == {"name": "crm", "identifier": "com.example.crm", "version": "1.0.0"}
     assert catalog["grants"] == {"frontend": ["customers.*"], "agent": ["customers.view", "customers.create"], "confirm": ["customers.delete"]}
     assert [c["name"] for c in catalog["commands"]] == [

@@ -41,7 +41,7 @@ def test_json_is_exactly_what_tools_list_and_resources_list_return(rata):
     result = rata("mcp", "inspect", "--app", str(CRM), "--json")
     assert result.exit_code == 0
     surface = json.loads(result.stdout)
-    assert list(surface) == ["tools", "resources", "prompts"]
+    assert list(surface) == ["tools", "resources", "resourceTemplates", "prompts"]
     assert surface["prompts"] == []  # crm has no prompts
     assert [t["name"] for t in surface["tools"]] == TOOLS
     store = surface["tools"][3]
@@ -70,6 +70,9 @@ def test_json_is_exactly_what_tools_list_and_resources_list_return(rata):
             "mimeType": "application/json",
         }
     ]
+    assert surface["resourceTemplates"] == [
+        {"uriTemplate": "app://customers_show/{id}", "name": "customers_show", "description": "Show one customer.", "mimeType": "application/json"}
+    ]
 
 
 def test_the_json_validates_against_the_official_wire_types_of_both_eras(rata):
@@ -82,6 +85,8 @@ def test_the_json_validates_against_the_official_wire_types_of_both_eras(rata):
             types.Tool.model_validate(tool)
         for resource in surface["resources"]:
             types.Resource.model_validate(resource)
+        for template in surface["resourceTemplates"]:
+            types.ResourceTemplate.model_validate(template)
 
 
 def test_the_legacy_era_wraps_non_object_outputs_under_result(rata):

@@ -177,7 +177,7 @@ def test_strict_mode_findings_are_errors_only_under_the_deep_check():
 
 
 def prompted(*prompts, details=(), grants=None):
-    return Catalog({"name": "srv", "identifier": "com.example.srv", "version": "1"}, [], [], [], grants or {}, list(prompts), list(details))
+    return Catalog({"name": "srv", "identifier": "com.example.srv", "version": "1"}, [], [], [], grants or {}, [], [], list(prompts), list(details))
 
 
 def test_prompt_names_descriptions_and_arguments_clients_cannot_use():
@@ -199,3 +199,22 @@ def test_a_grant_that_matches_only_a_prompt_is_not_unmatched():
     detail = {"name": "follow_up", "ability": "notes.view", "agent": "allow", "inputSchema": {"type": "object"}}
     assert lint(prompted(details=[detail], grants={"agent": ["notes.*"]})) == []
     assert rules(lint(prompted(details=[detail], grants={"agent": ["other.*"]}))) == [("grant-unmatched", "warning", None, "/grants/agent")]
+
+
+def test_resources_and_templates_are_linted():
+    from rata.codegen.lint import lint as run
+
+    catalog = Catalog(
+        {"name": "srv", "identifier": "com.example.srv", "version": "1"}, [], [{"uri": "lab://a", "name": " ", "mimeType": "text/plain"}], [],
+        {"agent": ["docs.read"], "confirm": ["docs.secret"]},
+        [{"uriTemplate": "lab://files/{+path}", "name": "files", "description": "Files.", "mimeType": "text/plain"}],
+        [{"uri": "lab://a", "ability": "docs.read", "agent": "allow", "template": False},
+         {"uri": "lab://s", "ability": "docs.secret", "agent": "confirm", "template": False}],
+    )  # fmt: skip
+    found = {(f.rule, f.severity, f.path) for f in run(catalog)}
+    assert found == {
+        ("template-syntax", "error", "/templates/0/uriTemplate"),
+        ("resource-confirm", "warning", "/resourceDetails"),
+        ("resource-description", "warning", "/resources/0/description"),
+        ("resource-name", "warning", "/resources/0/name"),
+    }  # and no grant-unmatched: both grants match a resource's ability

@@ -12,13 +12,11 @@ developer would. Serve it on stdio like any app file:
 Streamable HTTP bridge. A scenario whose tool is missing here waits for a rata feature; the
 test's `WAITING` table names it.
 
+The resources `test://static-text`, `test://static-binary`, `test://watched-resource` and the
+template `test://template/{id}/data` are declared resources (`rata.Resource`, `@rata.resource`).
 The prompts `test_simple_prompt`, `test_prompt_with_arguments` (whose `arg1` completes),
 `test_prompt_with_embedded_resource`, `test_prompt_with_image` and
 `test_input_required_result_prompt` (which asks, key `user_context`) are declared with `prompt`.
-
-To add when the rest of issue 16 lands (the suite's scenario descriptions give the exact texts):
-the resources `test://static-text`, `test://static-binary`, `test://watched-resource`, the
-template `test://template/{id}/data`.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ from typing import Annotated, Literal
 
 from media import PNG, WAV
 
-from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, PromptMessage, Question, Text, command, prompt
+from rata import Answer, App, Audio, Ctx, EmbeddedResource, Image, Mcp, Part, PromptMessage, Question, Resource, Text, command, prompt, resource
 from rata.talk import RootsRequest, SampleRequest, Titles
 
 # tools-call-simple-text, tools-call-error, tools-call-image, -audio, -embedded-resource and
@@ -365,6 +363,26 @@ def test_input_required_result_prompt(ctx: Ctx) -> str:
     return f"Use this context: {answer.context}"
 
 
+# resources-read-text, -binary, resources-subscribe, -unsubscribe; resources-templates-read
+RESOURCES = (
+    Resource(
+        "test://static-text", text="This is the content of the static text resource.", description="A fixed text.", mime_type="text/plain",
+        can="conformance.resources",
+    ),
+    Resource("test://static-binary", data=PNG, description="A 1x1 red PNG.", mime_type="image/png", can="conformance.resources"),
+    Resource(
+        "test://watched-resource", text="This resource is watched for updates.", description="A resource to subscribe to.", mime_type="text/plain",
+        can="conformance.resources",
+    ),
+)
+
+
+@resource("test://template/{id}/data", can="conformance.resources", mime_type="application/json", name="template-data")
+def template_data(id: str) -> str:  # noqa: A002 - the template's name for it
+    """Data for one id: the template's value substituted."""
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"}, separators=(",", ":"))
+
+
 app = (
     App("conformance", identifier="org.rata.conformance", version="1.0.0", description="The MCP conformance suite's fixture app.")
     .commands(
@@ -403,7 +421,8 @@ app = (
         test_input_required_result_prompt,
         test_added_prompt,
     )
-    .mcp(Mcp().allow_abilities(["conformance.tools", "conformance.prompts"]).confirm("conformance.ask"))
+    .resources(*RESOURCES, template_data)
+    .mcp(Mcp().allow_abilities(["conformance.tools", "conformance.prompts", "conformance.resources"]).confirm("conformance.ask"))
 )
 
 

@@ -94,27 +94,68 @@ def test_the_pytest_example_passes(tmp_path: Path) -> None:
     assert "10 passed" in done.stdout, done.stdout
 
 
-@pytest.mark.subprocess
-def test_the_talking_example_passes(tmp_path: Path) -> None:
-    """docs/examples/mcp/trips/test_trips.py, run next to its app as a reader would (the app's folder on the path)."""
-    run_next_to_its_app(EXAMPLES / "trips" / "test_trips.py", tmp_path, "6 passed")
-
-
-def run_next_to_its_app(test: Path, tmp_path: Path, passed: str) -> None:
-    """Run an example's test module with its folder on the path, as a reader would, and check it passes."""
-    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(test.parent), os.environ.get("PYTHONPATH", "")]))}
+def run_example(folder: Path, test_file: str, tmp_path: Path) -> str:
+    """Run an example's test module next to its app as a reader would (the app's folder on the path); its output."""
+    env = {**env_for(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH", "")]))}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / test_file)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert passed in done.stdout, done.stdout
+    return done.stdout
+
+
+@pytest.mark.subprocess
+def test_the_talking_example_passes(tmp_path: Path) -> None:
+    """docs/examples/mcp/trips/test_trips.py."""
+    assert "6 passed" in run_example(EXAMPLES / "trips", "test_trips.py", tmp_path)
+
+
+@pytest.mark.subprocess
+def test_the_library_example_passes(tmp_path: Path) -> None:
+    """docs/examples/mcp/library/test_library.py (the Resources section)."""
+    assert "4 passed" in run_example(EXAMPLES / "library", "test_library.py", tmp_path)
+
+
+def test_the_library_refuses_what_the_resources_section_says(tmp_path: Path) -> None:
+    """The Resources section's claims the example's tests do not make: grants, files outside the root, blobs on the wire."""
+    import base64
+
+    from rata import Resource
+    from rata.errors import CodegenError
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A")
+    (tmp_path.parent / "secret.txt").write_text("secret")
+    os.symlink(tmp_path.parent / "secret.txt", tmp_path / "docs" / "link.md")
+    app = App("docsres", identifier="com.example.docsres", root=tmp_path).resources(
+        Resource.file("docs://a", "docs/a.md", can="docs.read"),
+        Resource.file("docs://link", "docs/link.md", can="docs.read"),
+        Resource("docs://bytes", data=b"\x00\x01", can="docs.read"),
+        Resource("docs://confirmed", text="x", can="docs.secret"),
+        Resource("docs://none", text="x"),
+    )
+    app.mcp(Mcp().allow_abilities(["docs.read"]).confirm("docs.secret"))
+    app.folder = tmp_path / "home"
+    with AgentClient(app) as agent:
+        listed = {r["uri"]: r for r in agent.list_resources()}
+        assert sorted(listed) == ["docs://a", "docs://bytes", "docs://link"] and listed["docs://a"]["mimeType"] == "text/markdown"
+        assert listed["docs://bytes"]["size"] == 2
+        assert agent.request("resources/read", {"uri": "docs://bytes"})["contents"] == [
+            {"uri": "docs://bytes", "mimeType": "application/octet-stream", "blob": base64.b64encode(b"\x00\x01").decode()}
+        ]
+        assert "outside the app's folder" in agent.request_raw("resources/read", {"uri": "docs://link"})["error"]["message"]
+        for hidden in ("docs://confirmed", "docs://none"):
+            assert agent.request_raw("resources/read", {"uri": hidden})["error"]["message"] == "Resource not found"
+    for bad in ("app://mine", "docs://a b", "docs:/x\x00"):
+        with pytest.raises(CodegenError):
+            Resource(bad, text="x", can="docs.read")
 
 
 @pytest.mark.subprocess
 def test_the_prompts_example_passes(tmp_path: Path) -> None:
-    """docs/examples/mcp/mail/test_mail.py, run next to its app as a reader would (the app's folder on the path)."""
-    run_next_to_its_app(EXAMPLES / "mail" / "test_mail.py", tmp_path, "5 passed")
+    """docs/examples/mcp/mail/test_mail.py (the Prompts section)."""
+    assert "5 passed" in run_example(EXAMPLES / "mail", "test_mail.py", tmp_path)
 
 
 @pytest.mark.subprocess

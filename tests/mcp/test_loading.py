@@ -80,6 +80,7 @@ def test_the_first_answers_come_from_the_manifest_while_the_app_loads(crm, recor
         assert [t["name"] for t in client.list_tools()] == ["customers_delete", "customers_index", "customers_show", "customers_store"]
         assert client.list_tools() == recorded.offer["tools"][era]
         assert [r["uri"] for r in client.list_resources()] == ["app://customers_index"]
+        assert [t["uriTemplate"] for t in client.list_templates()] == ["app://customers_show/{id}"]
         assert not loading.wait(0)  # all of that while the app was still loading
         gate.open()
         assert loading.wait(10)
@@ -158,6 +159,22 @@ def test_a_listen_opened_while_loading_hears_that_the_tools_changed(crm, recorde
         client._wait(lambda: len(client.notifications_for("L")) >= 2, 10, "no list_changed on the listen")
         methods = [n["method"] for n in client.notifications_for("L")]
     assert methods == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+
+
+def test_a_templates_list_that_changed_is_told_as_the_resources_list(crm, recorded):
+    stale = manifest.Manifest(recorded.ref, recorded.file, copy.deepcopy(recorded.data))
+    stale.offer["templates"][0]["description"] = "An old description."
+    gate = Gate(crm)
+    client, loading = connect(stale, gate, "modern")
+    with client:
+        params = {"_meta": client._meta(), "notifications": {"toolsListChanged": True, "resourcesListChanged": True}}
+        request = {"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": params}
+        thread, _ = in_background(lambda: client.send_line(wire.encode(request)))
+        gate.open()
+        thread.join(10)
+        client._wait(lambda: len(client.notifications_for("L")) >= 2, 10, "no list_changed on the listen")
+        methods = [n["method"] for n in client.notifications_for("L")]
+    assert methods == ["notifications/subscriptions/acknowledged", "notifications/resources/list_changed"]
 
 
 def test_nothing_is_announced_or_rewritten_when_the_manifest_was_right(crm, recorded):

@@ -71,7 +71,7 @@ def customers_index(
     return [_row(row) for row in rows]
 
 
-@command(can="customers.view", read_only=True)
+@command(can="customers.view", live=True)
 def customers_show(ctx: Ctx, id: int) -> Customer:
     """Show one customer.
 

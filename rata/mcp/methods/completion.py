@@ -1,7 +1,7 @@
 """``completion/complete``: values for a prompt's argument, or a resource template's, as the user types it.
 
 ``ref/prompt`` names a granted prompt (`rata.mcp.methods.prompts`); ``ref/resource`` a resource
-template by its ``uriTemplate`` (``AppServer.templates``, whose entry names the command). What
+template by its ``uriTemplate`` (``AppServer.templates``: a live command's, or a declared function's). What
 completes is `rata.completion.complete`: the ``complete=`` function of the argument, or the
 values of a ``Literal`` or ``Enum``. Bad params, an unknown prompt or template, or an argument
 it does not have: -32602. The result is not cacheable (no ``ttlMs``).
@@ -24,10 +24,11 @@ if TYPE_CHECKING:
 
 
 class Completable(Protocol):
-    """What ``completion/complete`` needs: the app, its listed prompts by name (and its templates by URI template, if any)."""
+    """What ``completion/complete`` needs: the app, its listed prompts by name and its listed templates by URI template."""
 
     app: App
     prompts: dict[str, dict[str, Any]]
+    templates: dict[str, dict[str, Any]]
 
 
 def complete(ctx: Completable, call: Call) -> dict[str, Any]:
@@ -64,8 +65,11 @@ def _target(ctx: Completable, ref: dict[str, Any]) -> tuple[str, Any]:
         uri = ref.get("uri")
         if not isinstance(uri, str):
             raise McpError(wire.INVALID_PARAMS, 'Invalid params: a ref/resource needs "uri", a string')
-        template = getattr(ctx, "templates", {}).get(uri)
-        if template is None:
+        template = ctx.templates.get(uri)
+        declared = ctx.app.declared.get(uri)
+        if template is not None and declared is not None and declared.spec is not None:  # a declared function template
+            return uri, declared.spec
+        if template is None or template["name"] not in ctx.app.specs:
             raise McpError(wire.INVALID_PARAMS, f"Invalid params: unknown resource template {uri}", {"uri": uri})
         return template["name"], ctx.app.specs[template["name"]]
     raise McpError(wire.INVALID_PARAMS, f'Invalid params: unknown ref type {kind!r} (expected "ref/prompt" or "ref/resource")')

@@ -20,13 +20,14 @@ LIST_TTL_MS = 3_600_000
 
 
 class Offer(Protocol):
-    """What a server lists: its tools per era and its resources."""
+    """What a server lists: its tools per era, its resources and its resource templates."""
 
     def tools_for(self, era: str) -> list[dict[str, Any]]: ...
 
     def resources_for(self, era: str) -> list[dict[str, Any]]: ...
 
     def prompts_for(self, era: str) -> list[dict[str, Any]]: ...
+    def templates_for(self, era: str) -> list[dict[str, Any]]: ...
 
 
 def check_cursor(call: Call) -> None:
@@ -47,7 +48,7 @@ def list_resources(ctx: Offer, call: Call) -> dict[str, Any]:
 
 def list_templates(ctx: Offer, call: Call) -> dict[str, Any]:
     check_cursor(call)
-    return {"resourceTemplates": [], "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+    return {"resourceTemplates": call.version.resources(ctx.templates_for(call.era)), "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
 
 def list_prompts(ctx: Offer, call: Call) -> dict[str, Any]:

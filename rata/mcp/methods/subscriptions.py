@@ -17,24 +17,23 @@ from typing import Any, Protocol
 
 from rata.mcp import wire
 from rata.mcp.methods import VERSIONS
-from rata.mcp.methods.resources import not_found
+from rata.mcp.methods.resources import Readable, find, live_key, not_found
 from rata.mcp.server import DEFERRED
 from rata.mcp.wire import McpError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
-    from rata.app import App
-    from rata.live import LiveRegistry
     from rata.mcp.server import Call, Server
 
 MAX_LISTENS = 1024
+MAX_URIS = 10_000
+"""Distinct URIs a session may subscribe to (a template has as many instances as values)."""
 
 
-class Subscribed(Protocol):
-    """What the subscription methods need: the app (its live registry), its resources, the open subscriptions and the server that notifies."""
+class Subscribed(Readable, Protocol):
+    """What the subscription methods need: the app (its live registry), its resources and templates (`Readable`),
+    the open subscriptions and the server that notifies."""
 
-    app: App
-    resources: dict[str, dict[str, Any]]
     subscriptions: Subscriptions
     server: Server
 
@@ -47,6 +46,8 @@ class Subscriptions:
         self.listens: dict[tuple[str, Any], tuple[Any, frozenset[str], frozenset[str]]] = {}
         """(listen id, subscribed URIs, lists whose changes it asked for and are honoured: "tools", "resources", "prompts")"""
         self.legacy: set[str] = set()
+        self.keys: dict[str, str | None] = {}
+        """Each subscribed URI's live key (`rata.mcp.methods.resources.live_key`): a template instance's is its command's."""
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -67,14 +68,30 @@ class Subscriptions:
             listens = list(self.listens.values())
             legacy = sorted(self.legacy)
         server = self.ctx.server
-        resources = self.ctx.resources  # once: a refresh may swap it meanwhile
+        keys = self.keys
+
+        def affected(uri: str) -> bool:
+            """Whether a write to these tables changes this resource (one no longer served changes no more)."""
+            key = keys.get(uri)
+            return key is not None and live.affects(key, written) and find(self.ctx, uri) is not None
+
         for listen_id, uris, _ in listens:
             for uri in sorted(uris):
-                if _affected(live, resources.get(uri), written):
+                if affected(uri):
                     server.notify("notifications/resources/updated", {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "uri": uri})
         for uri in legacy:
-            if _affected(live, resources.get(uri), written):
+            if affected(uri):
                 server.notify("notifications/resources/updated", {"uri": uri})
+
+    def known(self, uri: str) -> bool:
+        """Whether `uri` is a resource of this server (a template's instance too); it is remembered with its live key."""
+        found = find(self.ctx, uri)
+        if found is None:
+            return False
+        with self._lock:
+            if uri not in self.keys and len(self.keys) < MAX_URIS:
+                self.keys[uri] = live_key(found[0])
+            return uri in self.keys
 
     def lists_changed(self, lists: frozenset[str]) -> None:
         """Tell the clients that these lists ("tools", "resources", "prompts") changed: each listen that asked, or a 2025-era session that said it is initialized.
@@ -110,7 +127,7 @@ LIST_CHANGED = {
 """list -> the notification that says it changed"""
 LIST_FILTERS = {"toolsListChanged": "tools", "resourcesListChanged": "resources", "promptsListChanged": "prompts"}
 """a listen's filter key -> the list it asks about"""
-OFFER_LISTS = {"tools": "tools", "resources": "resources", "resourceTemplates": "resources", "prompts": "prompts"}
+OFFER_LISTS = {"tools": "tools", "resources": "resources", "templates": "resources", "prompts": "prompts"}
 """a key of the server's offer (`rata.mcp.app_server.AppServer.offer`) -> the list whose notification tells of its change
 (resource templates count as the resources list)"""
 
@@ -124,10 +141,6 @@ def honoured(capabilities: dict[str, Any]) -> frozenset[str]:
     """The lists whose changes the server tells: those whose capability says ``listChanged``."""
     return frozenset(name for name in LIST_CHANGED if isinstance(capabilities.get(name), dict) and capabilities[name].get("listChanged") is True)
 
-
-def _affected(live: LiveRegistry, resource: dict[str, Any] | None, written: frozenset[str]) -> bool:
-    """Whether a write to these tables changes this resource (one no longer listed changes no more)."""
-    return resource is not None and live.affects(resource["name"], written)
 
 
 def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
@@ -144,7 +157,7 @@ def listen(ctx: Subscribed, call: Call) -> dict[str, Any]:
         if wanted.get(key) is True and name in told:
             honored[key] = True
             lists.append(name)
-    uris = frozenset(u for u in requested or [] if u in ctx.resources)
+    uris = frozenset(u for u in requested or [] if ctx.subscriptions.known(u))
     if requested is not None:
         honored["resourceSubscriptions"] = sorted(uris)
     subs = ctx.subscriptions
@@ -160,7 +173,7 @@ def subscribe(ctx: Subscribed, call: Call) -> dict[str, Any]:
     uri = call.params.get("uri")
     if not isinstance(uri, str):
         raise McpError(wire.INVALID_PARAMS, 'Invalid params: "uri" must be a string')
-    if uri not in ctx.resources:
+    if not ctx.subscriptions.known(uri):
         raise not_found(uri, call.version)
     with ctx.subscriptions._lock:
         ctx.subscriptions.legacy.add(uri)
