@@ -9,8 +9,8 @@ developer would. Serve it on stdio like any app file:
     RATA_HOME=/tmp/conformance python tests/conformance/app.py --mcp
 
 `tests/conformance/test_conformance.py` runs the suite against it through a stdio to
-Streamable HTTP bridge. A scenario whose tool is missing here waits for a rata feature; the
-test's `WAITING` table names it.
+Streamable HTTP bridge. A scenario that fails for want of a rata feature is named in the
+test's `WAITING` table (empty since issue 16: the fixture serves every scored scenario).
 
 The resources `test://static-text`, `test://static-binary`, `test://watched-resource` and the
 template `test://template/{id}/data` are declared resources (`rata.Resource`, `@rata.resource`).
