@@ -153,7 +153,7 @@ def test_on_the_wire_the_listen_hears_it_tagged_with_its_id_and_the_manifest_fol
     env = {**os.environ, **notes.env}
     with AgentClient.spawn([notes.command, *notes.args], env=env) as client:
         with client.listen(lists=["tools", "resources", "prompts"]) as listen:
-            assert listen.honored == {"toolsListChanged": True, "resourcesListChanged": True, "resourceSubscriptions": []}  # no prompts here
+            assert listen.honored == {"toolsListChanged": True, "resourcesListChanged": True, "promptsListChanged": True, "resourceSubscriptions": []}
             client.call("notes_unlock", {"ability": "notes.purge"})
             listen.wait_for_list_change("tools")
             heard = [n for n in client.notifications_for(listen.id) if n["method"].endswith("list_changed")]
