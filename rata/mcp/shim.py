@@ -194,10 +194,11 @@ class _Shim:
         deadline = time.monotonic() + RECONNECT_WAIT
         connection = None
         while connection is None:
+            restarting = self._restarting()  # looked at first: gone now, the new app (if any) was up before the try below
             with contextlib.suppress(Exception):  # a socket not yet there, or an app still starting: try again
                 connection = connect(self.folder, MCP)
             if connection is None:
-                if time.monotonic() > deadline or self.client_done or not self._restarting():
+                if time.monotonic() > deadline or self.client_done or not restarting:
                     return False  # it never came back, or `rata dev` gave up on it
                 time.sleep(0.1)
         changed = self._replay(connection)
