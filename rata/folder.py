@@ -33,6 +33,7 @@ PRIVATE_FILES = ("app.db", "app.db-wal", "app.db-shm", "app.db-journal", TOKEN_F
 """Files rata keeps in the folder that must be 0600 (plus everything in the logs folder)."""
 MCP_SOCKET = "mcp.sock"  # the running app's endpoints (rata.endpoint)
 DEV_SOCKET = "dev.sock"
+RESTARTING = "dev.restarting"  # there while `rata dev` restarts the app after an edit: a shim waits for the new one
 
 
 def default_location(identifier: str, *, environ: dict[str, str] | None = None, platform: str | None = None) -> str:

@@ -119,7 +119,7 @@ def serve_mcp(app: App | str) -> int:
             configure_logging(folder, found.name)
             connection = _running_app(folder, found.name)
             if connection is not None:
-                return _pipe(connection, found.name)
+                return _pipe(connection, found.name, folder)
             return _serve_from_manifest(found)
     app = resolve_app(app)
     configure_logging(app.folder, app.name)
@@ -129,7 +129,7 @@ def serve_mcp(app: App | str) -> int:
             import threading
 
             threading.Thread(target=_write_manifest, args=(ref, app), name="rata-manifest").start()  # finished before exit
-        return _pipe(connection, app.name)
+        return _pipe(connection, app.name, app.folder)
     from rata.mcp.app_server import AppServer
     from rata.mcp.stdio import serve
 
@@ -167,12 +167,12 @@ def _serve_from_manifest(found: Manifest) -> int:
     return serve(lambda send: LoadingServer(found, lambda: resolve_app(found.ref), send=send).server)
 
 
-def _pipe(connection: Any, name: str) -> int:
+def _pipe(connection: Any, name: str, folder: AppFolder) -> int:
     from rata.mcp.shim import pipe
     from rata.mcp.stdio import protect_stdout
 
     sys.stderr.write(f"{name}: connected to the running app; the agent works in it\n")
-    how = pipe(connection, sys.stdin.buffer, protect_stdout())
+    how = pipe(connection, sys.stdin.buffer, protect_stdout(), folder)
     if how == "app closed":
         sys.stderr.write(f"{name}: the running app closed the connection (it stopped?)\n")
     return 0

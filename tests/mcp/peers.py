@@ -82,3 +82,21 @@ class Background:
             self.process.kill()
             _, err = self.process.communicate()
         return self.said + err.decode()
+
+
+class Heard:
+    """A 2025-era SDK client's message handler: the list changes it was told of (``event`` set at the first)."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.lists: list[str] = []
+        self.event = anyio.Event()
+
+    async def __call__(self, message: object) -> None:
+        import mcp_types as types
+
+        notification = getattr(message, "root", message)
+        if isinstance(notification, (types.ToolListChangedNotification, types.ResourceListChangedNotification, types.PromptListChangedNotification)):
+            self.lists.append(notification.method)
+            self.event.set()

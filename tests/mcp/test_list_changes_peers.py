@@ -27,7 +27,7 @@ from mcp.client.subscriptions import ToolsListChanged
 
 from rata.mcp import manifest
 from rata.testing import AgentClient
-from tests.mcp.peers import MODERN, search_path
+from tests.mcp.peers import MODERN, Heard, search_path
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
@@ -78,20 +78,6 @@ def notes(tmp_path: Path) -> StdioServerParameters:
     }
     script = "from rata.cli.appmain import main_for; main_for('listing_peers.app:app')"
     return StdioServerParameters(command=sys.executable, args=["-c", script, "--mcp"], env=env)
-
-
-class Heard:
-    """The 2025-era client's message handler: the list changes it was told of."""
-
-    def __init__(self) -> None:
-        self.lists: list[str] = []
-        self.event = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        notification = getattr(message, "root", message)
-        if isinstance(notification, (types.ToolListChangedNotification, types.ResourceListChangedNotification, types.PromptListChangedNotification)):
-            self.lists.append(notification.method)
-            self.event.set()
 
 
 @asynccontextmanager
