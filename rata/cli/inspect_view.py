@@ -173,18 +173,38 @@ def _prompts(out: Console, result: Inspection, *, schemas: bool) -> None:
     out.print()
     out.print(safe("Prompt arguments (the user fills them in when picking the prompt)", "muted"))
     for prompt in prompts:
-        detail = details.get(prompt["name"], {})
         out.print()
         _title(out, prompt["name"], prompt.get("description", ""))
-        access = "with confirmation (offered: the user picks it)" if detail.get("agent") == CONFIRM else "granted"
-        line = safe("  ability ", "muted")
-        line.append_text(safe(f"{detail.get('ability') or ''}; {access}" + (f"; title: {prompt['title']}" if prompt.get("title") else "")))
-        out.print(line)
-        _parameters(out, detail.get("inputSchema"))
-        _definitions(out, detail.get("inputSchema"))
-        if schemas:
-            out.print()
-            _schema(out, prompt["name"], "arguments", detail.get("inputSchema", {}))
+        _prompt_arguments(out, prompt, details.get(prompt["name"], {}), schemas=schemas)
+
+
+def render_prompt(out: Console, result: Inspection, prompt: dict[str, Any]) -> None:
+    """One prompt in full (``--prompt NAME``): its ability and access, its whole description, its arguments and their
+    JSON schema, and its lint findings."""
+    detail = next((d for d in result.catalog.prompt_details if d["name"] == prompt["name"]), {})
+    out.print(safe(prompt["name"], "name"))
+    out.print()
+    out.print(safe(prompt.get("description", "(no description)")))
+    out.print()
+    _prompt_arguments(out, prompt, detail, schemas=True)
+    findings = [f for f in result.findings if f.tool == f"prompt:{prompt['name']}"]
+    if findings:
+        out.print()
+        _findings_table(out, findings)
+
+
+def _prompt_arguments(out: Console, prompt: dict[str, Any], detail: dict[str, Any], *, schemas: bool) -> None:
+    """``ability ...; granted`` (or with confirmation), the title, the arguments as a table (`schemas`: and as JSON)."""
+    access = "with confirmation (offered: the user picks it)" if detail.get("agent") == CONFIRM else "granted"
+    line = safe("  ability ", "muted")
+    line.append_text(safe(f"{detail.get('ability') or ''}; {access}" + (f"; title: {prompt['title']}" if prompt.get("title") else "")))
+    out.print(line)
+    schema = detail.get("inputSchema", {})
+    _parameters(out, schema)
+    _definitions(out, schema)
+    if schemas:
+        out.print()
+        _schema(out, prompt["name"], "arguments", schema)
 
 
 def _hidden(out: Console, result: Inspection) -> None:

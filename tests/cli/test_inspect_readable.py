@@ -367,3 +367,16 @@ def test_hostile_prompt_and_resource_texts_render_literally_within_the_width(vie
         assert "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
     out = view("--app", str(tmp_path / "hostile_notes.py"), columns=200)
     assert "[red]Summarise[/red]" in out and "[bold]About[/bold]: What this is." in out
+
+
+def test_one_prompt_in_full_and_a_hidden_one_says_why(view, surface_app, rata_home):
+    out = view("--app", surface_app, "--prompt", "summarise")
+    assert out.startswith("summarise\n\nSummarise one note.\n\n  ability notes.view; granted; title: Summarise a note\n")
+    assert one_line(out, "length", '"short" | "long"', 'default "short"', "How long the summary is.")
+    assert 'summarise arguments\n{\n  "type": "object",' in out
+    listed = json.loads(view("--app", surface_app, "--prompt", "summarise", "--json"))
+    assert listed["name"] == "summarise" and [a["name"] for a in listed["arguments"]] == ["note_id", "length"]
+    env = {"COLUMNS": "200", "NO_COLOR": "1", "RATA_HOME": str(rata_home)}
+    for name, said in (("secret", "The prompt 'secret' is not shown to agents: notes.secret is not granted"), ("sumarise", "Did you mean 'summarise'?")):
+        result = CliRunner().invoke(app, ["mcp", "inspect", "--app", surface_app, "-p", name], env=env)
+        assert result.exit_code != 0 and said in result.stderr, result.stderr
