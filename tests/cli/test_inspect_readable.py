@@ -152,11 +152,7 @@ def test_a_hostile_app_renders_literally_within_the_width(view, tmp_path):
     source = textwrap.dedent(HOSTILE).replace("COLOURS", ", ".join(f'"c{i}"' for i in range(40)))
     source = source.replace("{long_name}", "p" * 150).replace("{long_text}", "word " * 400)
     (tmp_path / "evil.py").write_text(source)
-    for columns in (40, 80, 200):
-        out = view("--app", str(tmp_path / "evil.py"), columns=columns)
-        assert max(len(line) for line in out.splitlines()) <= columns
-        assert "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
-    out = view("--app", str(tmp_path / "evil.py"), columns=200)
+    out = literal_within_widths(view, tmp_path / "evil.py")
     assert "[red]Trees[/red]" in out and "[link=http://evil.example]click[/link] evil word" in out
     assert one_line(out, "tree", "Node", "yes") and one_line(out, "children", "list[Node]", "yes")
     assert "  Node  object: A tree node [bold red]boom[/].\n" in out  # the $defs entry, shown once
@@ -167,6 +163,16 @@ def test_a_hostile_app_renders_literally_within_the_width(view, tmp_path):
     assert one_line(out, "note", "string | null", "default null", "max 7 chars")
     assert "-5 \u2264 x < 10000000000" in out
     assert "  returns list[Node]\n" in out
+
+
+def literal_within_widths(view, path) -> str:
+    """The view of the app at `path` at 40, 80 and 200 columns: within the width, without escapes or invisible
+    characters; returns the widest."""
+    for columns in (40, 80, 200):
+        out = view("--app", str(path), columns=columns)
+        assert max(len(line) for line in out.splitlines()) <= columns
+        assert "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
+    return out
 
 
 def test_the_result_line_names_content_parts_and_a_table_takes_fields_that_do_not_fit(view, tmp_path):
@@ -357,16 +363,13 @@ def test_schemas_show_the_json_under_each_prompt_and_template(view, surface_app)
 
 def test_hostile_prompt_and_resource_texts_render_literally_within_the_width(view, tmp_path):
     source = SURFACE.replace('"Summarise one note.', '"[red]Summarise[/red]\\x1b[2J \\u202eone note ' + "word " * 100).replace(
-        'title="About"', 'title="[bold]About[/bold]\\u200b"'
+        'title="About"', 'title="[bold]About[/bold]\\u200b", name="[i]about[/i]\\u202e"'
     )
     (tmp_path / "guide.md").write_text("# Guide\n")
     (tmp_path / "hostile_notes.py").write_text(source)
-    for columns in (40, 80, 200):
-        out = view("--app", str(tmp_path / "hostile_notes.py"), columns=columns)
-        assert max(len(line) for line in out.splitlines()) <= columns
-        assert "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
-    out = view("--app", str(tmp_path / "hostile_notes.py"), columns=200)
-    assert "[red]Summarise[/red]" in out and "[bold]About[/bold]: What this is." in out
+    out = literal_within_widths(view, tmp_path / "hostile_notes.py")
+    assert "[red]Summarise[/red]" in out and "one note word word" in out and "[bold]About[/bold]: What this is." in out
+    assert table_row(out, "notes://about", "[i]about[/i]", "text/plain")
 
 
 def test_one_prompt_in_full_and_a_hidden_one_says_why(view, surface_app, rata_home):
