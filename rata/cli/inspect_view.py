@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+    from rata.codegen.catalog import Catalog
     from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
 
@@ -127,7 +128,7 @@ def _templates(out: Console, result: Inspection, *, schemas: bool) -> None:
     for template in templates:
         out.print()
         _title(out, template["uriTemplate"], template.get("description", ""))
-        schema = template_schema(result.catalog, template)
+        schema = _template_schema(result.catalog, template)
         _parameters(out, schema)
         _definitions(out, schema)
         if schemas:
@@ -135,7 +136,7 @@ def _templates(out: Console, result: Inspection, *, schemas: bool) -> None:
             _schema(out, template["uriTemplate"], "parameters", schema)
 
 
-def template_schema(catalog: Any, template: dict[str, Any]) -> dict[str, Any]:
+def _template_schema(catalog: Catalog, template: dict[str, Any]) -> dict[str, Any]:
     """The JSON schema of a template's parameters: a declared template's own (``resourceDetails``), or its command's
     arguments that are in the URI (the others take their defaults)."""
     detail = next((d for d in catalog.resource_details if d.get("template") and d["uri"] == template["uriTemplate"]), None)

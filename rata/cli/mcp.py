@@ -35,7 +35,7 @@ class LintFailed(RataError):
 @edge
 def inspect(
     app_spec: Optional[str] = AppOption,
-    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
+    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\", \"resourceTemplates\", \"prompts\"} exactly as their list methods return them."),
     era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
     tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full, with its JSON schemas."),
     prompt: Optional[str] = typer.Option(None, "--prompt", "-p", help="Show one prompt in full, with its arguments' JSON schema."),
@@ -47,6 +47,8 @@ def inspect(
     from rata.loader import load_app
     from rata.mcp.inspection import check_surface, inspect_app
 
+    if tool is not None and prompt is not None:
+        raise ConfigError("--tool and --prompt each show one item.", hint="Give one of them.")
     result = inspect_app(load_app(app_spec).app, era.value, strict=strict)
     if check is not None:
         drift = check_surface(result, check)

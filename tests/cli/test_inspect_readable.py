@@ -383,3 +383,5 @@ def test_one_prompt_in_full_and_a_hidden_one_says_why(view, surface_app, rata_ho
     for name, said in (("secret", "The prompt 'secret' is not shown to agents: notes.secret is not granted"), ("sumarise", "Did you mean 'summarise'?")):
         result = CliRunner().invoke(app, ["mcp", "inspect", "--app", surface_app, "-p", name], env=env)
         assert result.exit_code != 0 and said in result.stderr, result.stderr
+    both = CliRunner().invoke(app, ["mcp", "inspect", "--app", surface_app, "-p", "summarise", "-t", "notes_show"], env=env)
+    assert both.exit_code != 0 and "--tool and --prompt each show one item." in both.stderr
