@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from rata.app import CONFIRM
 from rata.cli.console import safe
 from rata.codegen import readable
 from rata.codegen.catalog import dump_json
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+    from rata.codegen.catalog import Catalog
     from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
 
@@ -46,9 +49,8 @@ def _first_line(text: str) -> str:
 
 
 def render_inspection(out: Console, result: Inspection, *, schemas: bool = False) -> None:
-    """The whole surface: the tools table, each tool's parameters and result (`schemas`: with its JSON schemas), resources, lint."""
-    from rich.table import Table
-
+    """The whole surface: the tools table and each tool's parameters and result (`schemas`: with its JSON schemas), the
+    resources, the templates and the prompts with their parameters, what agents do not see and why, the lint."""
     catalog = result.catalog
     info = catalog.app
     header = safe(f"{info['name']} {info['version']}", "name")
@@ -56,6 +58,35 @@ def render_inspection(out: Console, result: Inspection, *, schemas: bool = False
     out.print(header)
     out.print()
 
+    _tools(out, result, schemas=schemas)
+
+    out.print()
+    if result.surface["resources"]:
+        out.print(_resource_table("Resources", "uri", result.surface["resources"]))
+    else:
+        out.print(safe("Resources: none", "muted"))
+    _templates(out, result, schemas=schemas)
+    _prompts(out, result, schemas=schemas)
+    _hidden(out, result)
+
+    out.print()
+    render_findings(out, result)
+    counts = count_by_severity(result.findings)
+    shown = result.surface
+    listed = [_count(len(shown["tools"]), "tool"), _count(len(shown["resources"]), "resource")]
+    listed += [_count(len(shown[key]), noun) for key, noun in (("resourceTemplates", "template"), ("prompts", "prompt")) if shown.get(key)]
+    out.print(safe(f"{', '.join(listed)} ({_count(len(catalog.commands), 'command')})"))
+    out.print(safe(f"lint: {_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, {_count(counts['info'], 'note')}"))
+
+
+def _tools(out: Console, result: Inspection, *, schemas: bool) -> None:
+    """The tools as a table, what they do during a call, then each one's parameters and result."""
+    from rich.table import Table
+
+    catalog = result.catalog
+    if not result.surface["tools"]:
+        out.print(safe("Tools: none", "muted"))
+        return
     table = Table(title="Tools", title_justify="left", show_lines=False, expand=False)
     for column in ("name", "ability", "confirm", "kind", "description"):
         table.add_column(column, overflow="fold")
@@ -86,32 +117,109 @@ def render_inspection(out: Console, result: Inspection, *, schemas: bool = False
             out.print()
             _schemas(out, tool)
 
-    out.print()
-    if result.surface["resources"]:
-        out.print(_resource_table("Resources", "uri", result.surface["resources"]))
-    else:
-        out.print(safe("Resources: none", "muted"))
-    if result.surface.get("resourceTemplates"):
-        out.print(_resource_table("Resource templates", "uriTemplate", result.surface["resourceTemplates"]))
 
-    if result.hidden:
+def _templates(out: Console, result: Inspection, *, schemas: bool) -> None:
+    """The resource templates as a table, then each one's parameters (the ``{name}`` parts of its URI)."""
+    templates = result.surface.get("resourceTemplates", [])
+    if not templates:
+        return
+    out.print()
+    out.print(_resource_table("Resource templates", "uriTemplate", templates))
+    for template in templates:
         out.print()
-        out.print(safe("Not exposed to agents:", "muted"))
-        for name, reason in result.hidden:
-            line = safe(f"  {name}", "name")
-            line.append_text(safe(f"  {reason}", "muted"))
-            out.print(line)
+        _title(out, template["uriTemplate"], template.get("description", ""))
+        schema = _template_schema(result.catalog, template)
+        _parameters(out, schema)
+        _definitions(out, schema)
+        if schemas:
+            out.print()
+            _schema(out, template["uriTemplate"], "parameters", schema)
 
+
+def _template_schema(catalog: Catalog, template: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema of a template's parameters: a declared template's own (``resourceDetails``), or its command's
+    arguments that are in the URI (the others take their defaults)."""
+    detail = next((d for d in catalog.resource_details if d.get("template") and d["uri"] == template["uriTemplate"]), None)
+    schema = (detail or {}).get("inputSchema") or (catalog.command(template["name"]) or {}).get("inputSchema") or {}
+    names = _EXPRESSION.findall(template["uriTemplate"])
+    properties = schema.get("properties", {})
+    kept = {**schema, "properties": {name: properties[name] for name in names if name in properties}}
+    if "required" in schema:
+        kept["required"] = [name for name in schema["required"] if name in names]
+    return kept
+
+
+_EXPRESSION = re.compile(r"\{([A-Za-z0-9_]+)\}")
+
+
+def _prompts(out: Console, result: Inspection, *, schemas: bool) -> None:
+    """The prompts as a table, then each one's arguments: the ability, the access, and a table of the arguments."""
+    from rich.table import Table
+
+    prompts = result.surface.get("prompts", [])
     out.print()
-    render_findings(out, result)
-    counts = count_by_severity(result.findings)
-    out.print(
-        safe(
-            f"{_count(len(result.surface['tools']), 'tool')}, {_count(len(result.surface['resources']), 'resource')}, "
-            f"{_count(len(catalog.commands), 'command')}; lint: {_count(counts['error'], 'error')}, "
-            f"{_count(counts['warning'], 'warning')}, {_count(counts['info'], 'note')}",
-        )
-    )
+    if not prompts:
+        out.print(safe("Prompts: none", "muted"))
+        return
+    details = {detail["name"]: detail for detail in result.catalog.prompt_details}
+    titled = any(prompt.get("title") for prompt in prompts)
+    table = Table(title="Prompts", title_justify="left")
+    for column in ("name", "ability", *(("title",) if titled else ()), "description"):
+        table.add_column(column, overflow="fold")
+    for prompt in prompts:
+        detail = details.get(prompt["name"], {})
+        title = (safe(prompt.get("title", "")),) if titled else ()
+        table.add_row(safe(prompt["name"], "name"), safe(detail.get("ability") or ""), *title, safe(_first_line(prompt.get("description", ""))))
+    out.print(table)
+    out.print()
+    out.print(safe("Prompt arguments (the user fills them in when picking the prompt)", "muted"))
+    for prompt in prompts:
+        out.print()
+        _title(out, prompt["name"], prompt.get("description", ""))
+        _prompt_arguments(out, prompt, details.get(prompt["name"], {}), schemas=schemas)
+
+
+def render_prompt(out: Console, result: Inspection, prompt: dict[str, Any]) -> None:
+    """One prompt in full (``--prompt NAME``): its ability and access, its whole description, its arguments and their
+    JSON schema, and its lint findings."""
+    detail = next((d for d in result.catalog.prompt_details if d["name"] == prompt["name"]), {})
+    out.print(safe(prompt["name"], "name"))
+    out.print()
+    out.print(safe(prompt.get("description", "(no description)")))
+    out.print()
+    _prompt_arguments(out, prompt, detail, schemas=True)
+    findings = [f for f in result.findings if f.tool == f"prompt:{prompt['name']}"]
+    if findings:
+        out.print()
+        _findings_table(out, findings)
+
+
+def _prompt_arguments(out: Console, prompt: dict[str, Any], detail: dict[str, Any], *, schemas: bool) -> None:
+    """``ability ...; granted`` (or with confirmation), the title, the arguments as a table (`schemas`: and as JSON)."""
+    access = "with confirmation (offered: the user picks it)" if detail.get("agent") == CONFIRM else "granted"
+    line = safe("  ability ", "muted")
+    line.append_text(safe(f"{detail.get('ability') or ''}; {access}" + (f"; title: {prompt['title']}" if prompt.get("title") else "")))
+    out.print(line)
+    schema = detail.get("inputSchema", {})
+    _parameters(out, schema)
+    _definitions(out, schema)
+    if schemas:
+        out.print()
+        _schema(out, prompt["name"], "arguments", schema)
+
+
+def _hidden(out: Console, result: Inspection) -> None:
+    """The commands, prompts and declared resources agents do not see, each with the reason."""
+    others = result.hidden_others
+    if not result.hidden and not others:
+        return
+    out.print()
+    out.print(safe("Not exposed to agents:", "muted"))
+    for kind, name, reason in [("", name, reason) for name, reason in result.hidden] + [(f"{kind} ", name, reason) for kind, name, reason in others]:
+        line = safe(f"  {kind}", "muted")
+        line.append_text(safe(name, "name"))
+        line.append_text(safe(f"  {reason}", "muted"))
+        out.print(line)
 
 
 def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
@@ -243,15 +351,19 @@ def _returns(out: Console, output: Any, found: list[readable.Row], content: str)
 
 
 def _schemas(out: Console, tool: dict[str, Any]) -> None:
+    for key in ("inputSchema", "outputSchema"):
+        if key in tool:
+            _schema(out, tool["name"], "input" if key == "inputSchema" else "output", tool[key])
+
+
+def _schema(out: Console, name: str, label: str, schema: Any) -> None:
+    """``NAME LABEL`` and the schema as highlighted JSON under it."""
     from rich.syntax import Syntax
 
-    for key in ("inputSchema", "outputSchema"):
-        if key not in tool:
-            continue
-        label = safe(f"{tool['name']} ", "name")
-        label.append_text(safe("input" if key == "inputSchema" else "output", "muted"))
-        out.print(label)
-        out.print(Syntax(dump_json(tool[key]).rstrip(), "json", theme="ansi_dark", background_color="default", word_wrap=True))
+    heading = safe(f"{name} ", "name")
+    heading.append_text(safe(label, "muted"))
+    out.print(heading)
+    out.print(Syntax(dump_json(schema).rstrip(), "json", theme="ansi_dark", background_color="default", word_wrap=True))
 
 
 def render_findings(out: Console, result: Inspection) -> None:
@@ -287,12 +399,16 @@ def render_drift(out: Console, drift: Drift) -> None:
 
 
 def _resource_table(title: str, key: str, items: list[dict[str, Any]]) -> Any:
-    """Resources or templates: the URI (or URI template), name, MIME type and the description's first line."""
+    """Resources or templates: the URI (or URI template), name, MIME type, size in bytes (when known), and the title
+    and the description's first line."""
     from rich.table import Table
 
+    sized = any("size" in item for item in items)
     table = Table(title=title, title_justify="left")
-    for column in (key, "name", "mimeType", "description"):
-        table.add_column(column, overflow="fold")
+    for column in (key, "name", "mimeType", *(("size",) if sized else ()), "description"):
+        table.add_column(column, overflow="fold", justify="right" if column == "size" else "left")
     for item in items:
-        table.add_row(safe(item[key], "path"), safe(item["name"]), safe(item.get("mimeType", "")), safe(_first_line(item.get("description", ""))))
+        size = (safe(f"{item['size']:,} B" if isinstance(item.get("size"), int) else ""),) if sized else ()
+        about = [text for text in (item.get("title", ""), _first_line(item.get("description", ""))) if text]
+        table.add_row(safe(item[key], "path"), safe(item["name"]), safe(item.get("mimeType", "")), *size, safe(": ".join(about)))
     return table

@@ -35,10 +35,11 @@ class LintFailed(RataError):
 @edge
 def inspect(
     app_spec: Optional[str] = AppOption,
-    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\"} exactly as tools/list and resources/list return them."),
+    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\", \"resourceTemplates\", \"prompts\"} exactly as their list methods return them."),
     era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
     tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full, with its JSON schemas."),
-    schemas: bool = typer.Option(False, "--schemas", help="Also show every tool's JSON schemas, highlighted, under its parameters."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", "-p", help="Show one prompt in full, with its arguments' JSON schema."),
+    schemas: bool = typer.Option(False, "--schemas", help="Also show the JSON schemas of every tool, template and prompt, highlighted, under its parameters."),
     strict: bool = typer.Option(False, "--strict", help="Also check every schema against the 2020-12 meta-schema; exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
 ) -> None:
@@ -46,6 +47,8 @@ def inspect(
     from rata.loader import load_app
     from rata.mcp.inspection import check_surface, inspect_app
 
+    if tool is not None and prompt is not None:
+        raise ConfigError("--tool and --prompt each show one item.", hint="Give one of them.")
     result = inspect_app(load_app(app_spec).app, era.value, strict=strict)
     if check is not None:
         drift = check_surface(result, check)
@@ -58,6 +61,16 @@ def inspect(
                 hint=f"If the change is intended, save it again: rata mcp inspect --json{' --era legacy' if era is Era.legacy else ''} > {check}",
             )
         console().print(safe(f"The surface matches {check}.", "ok"))
+    elif prompt is not None:
+        found = next((p for p in result.surface["prompts"] if p["name"] == prompt), None)
+        if found is None:
+            raise _unknown_prompt(prompt, result)
+        if as_json:
+            write_raw(dump_json(found))
+        else:
+            from rata.cli.inspect_view import render_prompt
+
+            render_prompt(console(), result, found)
     elif as_json:
         if tool is not None:
             found = next((t for t in result.surface["tools"] if t["name"] == tool), None)
@@ -90,6 +103,17 @@ def _unknown_tool(name: str, result: Inspection) -> ConfigError:
         return ConfigError(f"{name!r} is a command but not a tool: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
     close = difflib.get_close_matches(name, names, n=1)
     return ConfigError(f"There is no tool named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Tools: {', '.join(names) or 'none'}.")
+
+
+def _unknown_prompt(name: str, result: Inspection) -> ConfigError:
+    import difflib
+
+    names = [p["name"] for p in result.surface["prompts"]]
+    hidden = {hidden: reason for kind, hidden, reason in result.hidden_others if kind == "prompt"}
+    if name in hidden:
+        return ConfigError(f"The prompt {name!r} is not shown to agents: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
+    close = difflib.get_close_matches(name, names, n=1)
+    return ConfigError(f"There is no prompt named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Prompts: {', '.join(names) or 'none'}.")
 
 
 @app.command("serve")

@@ -22,11 +22,11 @@ import json
 from typing import Any, ClassVar
 
 from rata._record import Record
-from rata.app import ALLOW, CONFIRM, App
+from rata.app import ALLOW, CONFIRM, App, Mcp
 from rata.codegen.sanitize import check_bounds, clean_schema, clean_text
 from rata.codegen.schema import object_schema, value_schema
 from rata.command_spec import CommandSpec
-from rata.resources import command_template
+from rata.resources import Resource, command_template
 from rata.typemodel import PART_KINDS, Scalar, content_kinds, data_node
 
 RESOURCE_SCHEME = "app://"
@@ -46,7 +46,8 @@ class Catalog(Record):
     templates: list[dict[str, Any]]
     """The ``resources/templates/list`` list (`ResourceTemplate` objects)."""
     resource_details: list[dict[str, Any]]
-    """Every declared resource, served or not: ``{"uri", "ability", "agent", "template"}`` (for lint and grants)."""
+    """Every declared resource, served or not: ``{"uri", "ability", "agent", "template"}`` (for lint, grants and
+    inspect), and a template's ``inputSchema`` (its parameters' JSON schema)."""
     prompts: list[dict[str, Any]]
     prompt_details: list[dict[str, Any]]
 
@@ -130,10 +131,7 @@ def build_catalog(app: App) -> Catalog:
         "confirm": mcp.confirm_grant.texts() if mcp else [],
     }
     info = {"name": app.name, "identifier": app.identifier, "version": app.version}
-    details = [
-        {"uri": item.uri, "ability": item.can, "agent": mcp.access(item.can) if mcp is not None and item.can else None, "template": item.template is not None}
-        for item in app.declared.values()
-    ]
+    details = [_resource_detail(item, mcp) for item in app.declared.values()]
     prompts, prompt_details = build_prompts(app)
     return Catalog(info, tools, resources, commands, grants, templates, sorted(details, key=lambda d: d["uri"]), prompts, prompt_details)
 
@@ -159,17 +157,31 @@ def declared_resources(app: App) -> tuple[list[dict[str, Any]], list[dict[str, A
     return sorted(resources, key=lambda r: r["uri"]), templates
 
 
+def _resource_detail(item: Resource, mcp: Mcp | None) -> dict[str, Any]:
+    """A declared resource's detail; a template's with its parameters' JSON schema (``inputSchema``)."""
+    detail: dict[str, Any] = {"uri": item.uri, "ability": item.can, "agent": mcp.access(item.can) if mcp is not None and item.can else None}
+    detail["template"] = item.template is not None
+    if item.template is not None and item.spec is not None:
+        detail["inputSchema"] = input_schema(item.spec.params, f"resource template {item.uri!r}, input schema")
+    return detail
+
+
+def input_schema(params: Any, where: str) -> dict[str, Any]:
+    """The cleaned, bounded JSON schema of a command's, prompt's or resource template's arguments (`params`)."""
+    fields = [(p.name, p.node, p.required, p.default, clean_text(p.description)) for p in params]
+    schema = clean_schema(object_schema(fields))
+    check_bounds(schema, where)
+    return schema
+
+
 def build_prompts(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The granted prompts as ``prompts/list`` lists them, and every prompt's detail (ability, access, input schema)."""
     prompts: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
     for name in sorted(app.prompt_specs):
         spec = app.prompt_specs[name]
-        fields = [(p.name, p.node, p.required, p.default, clean_text(p.description)) for p in spec.params]
-        input_schema = clean_schema(object_schema(fields))
-        check_bounds(input_schema, f"prompt {name!r}, input schema")
         access = app.mcp_config.access(spec.can) if app.mcp_config is not None else None
-        details.append({"name": name, "ability": spec.can, "agent": access, "inputSchema": input_schema})
+        details.append({"name": name, "ability": spec.can, "agent": access, "inputSchema": input_schema(spec.params, f"prompt {name!r}, input schema")})
         if access is None:
             continue
         listed: dict[str, Any] = {"name": name}
@@ -192,14 +204,12 @@ def build_prompts(app: App) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 def command_schemas(spec: CommandSpec) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The cleaned, bounded input schema and output schema (None when it returns nothing)."""
-    fields = [(p.name, p.node, p.required, p.default, clean_text(p.description)) for p in spec.params]
-    input_schema = clean_schema(object_schema(fields))
-    check_bounds(input_schema, f"command {spec.name!r}, input schema")
+    arguments = input_schema(spec.params, f"command {spec.name!r}, input schema")
     if spec.returns_nothing:
-        return input_schema, None
+        return arguments, None
     output_schema = clean_schema(value_schema(spec.returns))
     check_bounds(output_schema, f"command {spec.name!r}, output schema")
-    return input_schema, output_schema
+    return arguments, output_schema
 
 
 def tool_output_schema(spec: CommandSpec) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rata.app import App
+from rata.app import CONFIRM, App
 from rata.codegen.catalog import Catalog, build_catalog
 from rata.codegen.drift import Drift, compare, read_json_file
 from rata.codegen.lint import Finding, lint
@@ -42,16 +42,29 @@ class Inspection:
     @property
     def hidden(self) -> list[tuple[str, str]]:
         """Commands that are not tools, each with the reason."""
-        out = []
-        for command in self.catalog.commands:
-            if command["agent"] is None:
-                reason = "no ability (can=...)" if not command["ability"] else f"{command['ability']} is not granted to agents"
-                out.append((command["name"], reason))
+        return [(command["name"], _reason(command["ability"])) for command in self.catalog.commands if command["agent"] is None]
+
+    @property
+    def hidden_others(self) -> list[tuple[str, str, str]]:
+        """Prompts and declared resources agents do not see, each as (kind, name or URI, reason), the kind being
+        ``prompt``, ``resource`` or ``template``: not granted, or (a resource) granted only with a confirmation a read
+        cannot ask for."""
+        out = [("prompt", p["name"], _reason(p["ability"])) for p in self.catalog.prompt_details if p["agent"] is None]
+        for item in self.catalog.resource_details:
+            kind = "template" if item["template"] else "resource"
+            if item["agent"] is None:
+                out.append((kind, item["uri"], _reason(item["ability"])))
+            elif item["agent"] == CONFIRM:
+                out.append((kind, item["uri"], f"{item['ability']} is granted only with confirmation (a read cannot ask)"))
         return out
 
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
+
+
+def _reason(ability: str | None) -> str:
+    return "no ability (can=...)" if not ability else f"{ability} is not granted to agents"
 
 
 def inspect_app(app: App, era: str = "modern", *, strict: bool = False) -> Inspection:
