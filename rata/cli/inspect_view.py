@@ -398,6 +398,10 @@ def render_drift(out: Console, drift: Drift) -> None:
         out.print(safe(line, "ok" if line.startswith("+") else "error" if line.startswith("-") else None))
 
 
+URI_WIDTH = 34
+"""The longest URIs a resource table keeps on one line; a table with a longer one folds its URIs."""
+
+
 def _resource_table(title: str, key: str, items: list[dict[str, Any]]) -> Any:
     """Resources or templates: the URI (or URI template), name, MIME type, size in bytes (when known), and the title
     and the description's first line."""
@@ -405,8 +409,10 @@ def _resource_table(title: str, key: str, items: list[dict[str, Any]]) -> Any:
 
     sized = any("size" in item for item in items)
     table = Table(title=title, title_justify="left")
+    # A URI is read whole when it fits URI_WIDTH: the other columns fold instead. A longer one folds too.
+    whole = max((len(str(item[key])) for item in items), default=0) <= URI_WIDTH
     for column in (key, "name", "mimeType", *(("size",) if sized else ()), "description"):
-        table.add_column(column, overflow="fold", justify="right" if column == "size" else "left")
+        table.add_column(column, overflow="fold", justify="right" if column == "size" else "left", no_wrap=whole and column == key)
     for item in items:
         size = (safe(f"{item['size']:,} B" if isinstance(item.get("size"), int) else ""),) if sized else ()
         about = [text for text in (item.get("title", ""), _first_line(item.get("description", ""))) if text]

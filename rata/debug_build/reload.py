@@ -54,12 +54,16 @@ class Reloader:
         self.say = say
         self.child: subprocess.Popen[bytes] | None = None
         self.marker = Path(self.folder.file(RESTARTING))
+        self._children = threading.Lock()
+        """Held while a child is started and made `child`, and while a stop ends it: a stop signal that lands
+        while a child starts (on the signal watcher's thread) waits for it, then stops it."""
+        self._ended = False
 
     def run(self) -> int:
         """Watch and restart until the app ends by itself (its status) or a stop signal ends this process."""
         cleanup = stopping.on_stop(self._end)  # registered before the child exists: a stop at any moment ends it
         try:
-            self.child = self._spawn()
+            self._spawn()
             seen = fingerprint(self.root)
             started = True  # False after a restart whose new app failed: wait for the next save
             while True:
@@ -93,7 +97,7 @@ class Reloader:
         self.marker.write_text(str(os.getpid()))
         try:
             self._stop_child()
-            self.child = self._spawn()
+            self._spawn()
             if self._wait_until_serving():
                 return True
             self.say(f"rata dev: the new version of {self.name} did not start (see above); fix it and save again")
@@ -113,15 +117,22 @@ class Reloader:
         said = done.stderr.decode("utf-8", "replace").strip()
         return said or f"loading the app failed with exit status {done.returncode}"
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(self.child_argv, env={**os.environ, PARENT: str(os.getpid())}, stdin=subprocess.DEVNULL)
+    def _spawn(self) -> subprocess.Popen[bytes] | None:
+        """A new child, made `child` at once (None once a stop has ended this watcher)."""
+        with self._children:
+            if self._ended:
+                return None
+            self.child = subprocess.Popen(self.child_argv, env={**os.environ, PARENT: str(os.getpid())}, stdin=subprocess.DEVNULL)
+            return self.child
 
     def _wait_until_serving(self) -> bool:
         """Until the new app's MCP endpoint answers (an app without one: until it has run a moment); False if it ended."""
-        assert self.child is not None
+        child = self.child
+        if child is None:  # a stop ended the watcher meanwhile
+            return False
         deadline = time.monotonic() + (START_TIMEOUT if self.serves_mcp else 1.0)
         while time.monotonic() < deadline:
-            if self.child.poll() is not None:
+            if child.poll() is not None:
                 return False
             if self.serves_mcp:
                 with contextlib.suppress(Exception):
@@ -130,10 +141,11 @@ class Reloader:
                         connection.close()
                         return True
             time.sleep(0.1)
-        return not self.serves_mcp and self.child.poll() is None
+        return not self.serves_mcp and child.poll() is None
 
     def _stop_child(self) -> None:
-        child, self.child = self.child, None
+        with self._children:
+            child, self.child = self.child, None
         if child is None or child.poll() is not None:
             return
         child.send_signal(signal.SIGTERM)
@@ -144,6 +156,8 @@ class Reloader:
             child.wait()
 
     def _end(self) -> None:
+        with self._children:
+            self._ended = True  # no child starts after this
         self._stop_child()
         with contextlib.suppress(OSError):
             self.marker.unlink()

@@ -55,6 +55,12 @@ def test_at_80_columns_every_parameter_shows_its_type_and_constraint_and_no_json
     assert '"type"' not in out and '"properties"' not in out and not any(line.lstrip().startswith("{") for line in out.splitlines())
 
 
+def test_at_80_columns_a_resource_uri_or_template_is_read_whole_on_its_line(view):
+    out = view("--app", str(CRM))
+    assert re.search(r"│ app://customers_index +│", out), out
+    assert re.search(r"│ app://customers_show/\{id\} +│", out), out
+
+
 def test_a_wide_terminal_keeps_each_parameter_on_one_line(view):
     out = view("--app", str(CRM), columns=200)
     assert one_line(out, "search", "string", 'default ""', "Text to look for in the name or email; empty lists everyone.")
