@@ -23,10 +23,13 @@ from typing import Any, ClassVar, TypeVar, overload
 
 from rata._record import Record
 from rata.abilities import validate_ability
-from rata.completion import Completer, completers
 from rata.docstrings import Docstring, parse_docstring
 from rata.errors import CodegenError
 from rata.typemodel import Analyzer, Node, Scalar, resolve_hints
+
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
+if TYPE_CHECKING:
+    from rata.completion import Completer
 
 F = TypeVar("F", bound=Callable[..., Any])
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -209,7 +212,7 @@ def inspect_command(
         is_async=inspect.iscoroutinefunction(fn),
         confirm_message=options.confirm_message,
         present=options.present,
-        complete=completers(options.complete, params, where),
+        complete=_completers(options.complete, params, where),
     )
 
 
@@ -251,3 +254,12 @@ def read_params(fn: Callable[..., Any], hints: dict[str, Any], analyzer: Analyze
             )
         )
     return doc, params, ctx_param
+
+
+def _completers(complete: Any, params: list[ParamSpec], where: str) -> dict[str, Completer] | None:
+    """`rata.completion.completers`, imported only for a command that has ``complete=`` (most have none: start-up time)."""
+    if complete is None:
+        return None
+    from rata.completion import completers
+
+    return completers(complete, params, where)

@@ -10,7 +10,6 @@ found", the era's code, as is every URI that is no resource.
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any, Protocol
 
@@ -160,6 +159,8 @@ def _read_declared(ctx: Readable, call: Call, uri: str, item: Resource, values: 
     if isinstance(content, str):
         entry["text"] = content
     else:
+        import base64  # only for a blob: most servers never send one (start-up time)
+
         entry["blob"] = base64.b64encode(content).decode("ascii")
     if item.spec is not None:  # computed now, for this user
         return {"contents": [entry], "ttlMs": 0, "cacheScope": "private"}
