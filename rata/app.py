@@ -146,15 +146,8 @@ class App:
 
     def commands(self, *fns: Callable[..., Any] | Iterable[Callable[..., Any]]) -> App:
         """Register command functions (each decorated with `@command`)."""
-        for item in fns:
-            for fn in (item if isinstance(item, (list, tuple)) else [item]):
-                spec = inspect_command(fn, self._analyzer, Ctx)
-                if spec.name in self.specs and self.specs[spec.name].fn is not fn:
-                    raise CodegenError(
-                        f"Two commands are named {spec.name!r}: {self.specs[spec.name].qualname} and {spec.qualname}.",
-                        hint="Rename one, or pass name=... to @command.",
-                    )
-                self.specs[spec.name] = spec
+        for fn in _each(fns):
+            _register(self.specs, inspect_command(fn, self._analyzer, Ctx), "command")
         self.surface_changed()
         return self
 
@@ -162,16 +155,8 @@ class App:
         """Register prompt functions (each decorated with `@prompt`, `rata.prompts`)."""
         from rata.prompts import inspect_prompt
 
-        for item in fns:
-            for fn in (item if isinstance(item, (list, tuple)) else [item]):
-                spec = inspect_prompt(fn, self._analyzer, Ctx)
-                known = self.prompt_specs.get(spec.name)
-                if known is not None and known.fn is not fn:
-                    raise CodegenError(
-                        f"Two prompts are named {spec.name!r}: {known.qualname} and {spec.qualname}.",
-                        hint="Rename one, or pass name=... to @prompt.",
-                    )
-                self.prompt_specs[spec.name] = spec
+        for fn in _each(fns):
+            _register(self.prompt_specs, inspect_prompt(fn, self._analyzer, Ctx), "prompt")
         self.surface_changed()
         return self
 
@@ -184,6 +169,7 @@ class App:
             if resource.uri in self.declared and self.declared[resource.uri] != resource:
                 raise CodegenError(f"Two resources have the URI {resource.uri!r}.", hint="Give each resource its own URI.")
             self.declared[resource.uri] = resource
+        self.surface_changed()
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> App:
@@ -208,7 +194,7 @@ class App:
     def surface_changed(self) -> None:
         """Say that what the app shows may have changed: its commands, or what its grants allow.
 
-        rata calls it when commands or prompts are registered and when a grant changes through `allow_abilities`,
+        rata calls it when commands, prompts or resources are registered and when a grant changes through `allow_abilities`,
         `mcp`, `Mcp.allow_abilities`, `Mcp.confirm` or `Mcp.rate_limit`. Call it yourself after
         changing what rata cannot see (a grant replaced whole, a command's spec edited): each MCP
         server of the app then lists its tools, resources and prompts again and tells its clients which lists
@@ -425,6 +411,20 @@ class App:
                 f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
                 hint="Fix the command or its return annotation.",
             ) from None
+
+
+def _each(fns: tuple[Callable[..., Any] | Iterable[Callable[..., Any]], ...]) -> Iterable[Callable[..., Any]]:
+    """The functions given to `App.commands` or `App.prompts`: each one, a list or tuple of them opened."""
+    for item in fns:
+        yield from (item if isinstance(item, (list, tuple)) else [item])
+
+
+def _register(specs: dict[str, Any], spec: Any, kind: str) -> None:
+    """Add `spec` (a command's or a prompt's) under its name; another function of that name is a `CodegenError`."""
+    known = specs.get(spec.name)
+    if known is not None and known.fn is not spec.fn:
+        raise CodegenError(f"Two {kind}s are named {spec.name!r}: {known.qualname} and {spec.qualname}.", hint=f"Rename one, or pass name=... to @{kind}.")
+    specs[spec.name] = spec
 
 
 def _wrap(middleware: Middleware, inner: Callable[[CommandRequest], Any]) -> Callable[[CommandRequest], Any]:

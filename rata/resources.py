@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rata._record import Record
+from rata.command_spec import marker
 from rata.errors import CodegenError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -166,15 +167,7 @@ def resource(
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a function as a resource read at `uri`: it returns str (text) or bytes (a blob) and may take ``ctx: Ctx``.
     Parameters besides `ctx` make `uri` a template: one ``{name}`` for each, e.g. ``"crm://reports/{day}"``."""
-    options = ResourceOptions(uri, can, mime_type, name, title, description)
-
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        if not callable(fn):
-            raise CodegenError(f"@resource({uri!r}) was applied to {fn!r}, which is not a function.")
-        setattr(fn, _ATTR, options)
-        return fn
-
-    return mark
+    return marker(f"@resource({uri!r})", _ATTR, ResourceOptions(uri, can, mime_type, name, title, description))
 
 
 def resource_options(fn: Any) -> ResourceOptions | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import enum
 import json
 from typing import Annotated, Any, Literal
 
@@ -14,16 +13,7 @@ from hypothesis import strategies as st
 from rata.convert import Invalid, from_json
 from rata.textargs import json_arguments, json_value
 from rata.typemodel import Analyzer, Field
-
-
-class Tone(enum.Enum):
-    WARM = "warm"
-    BRIEF = "brief"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
+from tests.samples import Color, Priority
 
 
 def node(hint: Any):
@@ -42,8 +32,8 @@ def node(hint: Any):
         (str, "42", "42"),
         (Literal["a", "b"], "b", "b"),
         (Literal[1, 2], "2", 2),
-        (Tone, "warm", "warm"),
-        (Level, "2", 2),
+        (Color, "red", "red"),
+        (Priority, "2", 2),
         (int | None, "5", 5),
         (int | None, "null", None),
         (str | None, "null", "null"),
@@ -70,7 +60,7 @@ def test_names_not_among_the_parameters_stay_text_for_the_check_to_refuse() -> N
 
 @given(st.text(max_size=200))
 def test_any_text_for_any_parameter_type_gives_a_json_value_and_never_raises(text: str) -> None:
-    for hint in (int, float, bool, str, Literal["a", 1, True], Tone, Level, int | None, list[int], dict[str, int]):
+    for hint in (int, float, bool, str, Literal["a", 1, True], Color, Priority, int | None, list[int], dict[str, int]):
         value = json_value(node(hint), text)
         json.dumps(value, allow_nan=False)
 

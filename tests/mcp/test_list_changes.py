@@ -168,6 +168,26 @@ def test_a_command_registered_while_serving_is_listed(tmp_path):
         assert client.call("notes_export").data == "first"
 
 
+def test_a_resource_or_prompt_declared_while_serving_is_listed(tmp_path):
+    from rata import Resource, prompt
+
+    @prompt(can="notes.view")
+    def notes_digest() -> str:
+        """Summarise the notes."""
+        return "Summarise my notes."
+
+    app = notes_app(tmp_path, "notes.*")
+    client, _ = connect(app)
+    with client:
+        with client.listen(lists=["resources", "prompts"]) as listen:
+            app.resources(Resource("notes://about", text="Notes.", description="What this is.", can="notes.view"))
+            listen.wait_for_list_change("resources")
+            app.prompts(notes_digest)
+            listen.wait_for_list_change("prompts")
+        assert "notes://about" in [r["uri"] for r in client.list_resources()]
+        assert [p["name"] for p in client.list_prompts()] == ["notes_digest"]
+
+
 Big = Literal[tuple(f"v{i}" for i in range(10_001))]  # type: ignore[valid-type] - a schema over the bounds
 
 
