@@ -31,6 +31,10 @@ about, a JSON path into that tool, a message and a fix. Rules:
 ``schema-invalid``         error     not a valid JSON Schema 2020-12 (checked against
                                      the meta-schema with ``jsonschema``; only with
                                      ``meta_schema=True``, i.e. ``--strict``)
+``unbounded-list``         warning   a tool that returns a list with no integer parameter
+                                     named like a bound (``limit``, ``max``, ``count``,
+                                     ``page_size``, ... `rata.tokens.BOUND_NAMES`) that has
+                                     a maximum
 ``grant-unmatched``        warning   a granted ability pattern that matches no command
                                      or prompt, or declared resource
 ``prompt-name``            warning   a prompt name with characters outside
@@ -64,6 +68,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from rata import tokens
 from rata.abilities import AbilityPattern
 from rata.codegen.catalog import Catalog
 from rata.codegen.sanitize import subschemas
@@ -131,6 +136,7 @@ def lint(catalog: Catalog, server: str | None = None, *, meta_schema: bool = Fal
     for tool in catalog.tools:
         findings += _descriptions(tool)
         findings += _schemas(tool, checked if meta_schema else None)
+        findings += _unbounded(tool)
     for prompt in catalog.prompts:
         findings += prompt_findings(prompt, server)
     findings += _grants(catalog)
@@ -215,6 +221,27 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
                 )
             )
     return out
+
+
+def _unbounded(tool: dict[str, Any]) -> list[Finding]:
+    """``unbounded-list``: a tool that returns a list and has no integer bound (`rata.tokens.BOUND_NAMES`) with a maximum."""
+    output = tool.get("outputSchema")
+    if not isinstance(output, dict):
+        return []
+    properties = output.get("properties")
+    if output.get("type") == "object" and isinstance(properties, dict) and list(properties) == ["result"]:
+        output = properties["result"]  # the 2025-11-25 wrapping of a result that is not an object
+    if not isinstance(output, dict) or output.get("type") != "array":
+        return []
+    if tokens.has_bound(tool.get("inputSchema", {})):
+        return []
+    return [
+        Finding(
+            "unbounded-list", "warning", tool["name"], "/outputSchema",
+            "The tool returns a list and has no argument that bounds its length, so a large result is refused whole (over the app's result limit).",
+            "Add a bound with a maximum: limit: Annotated[int, Field(ge=1, le=500)] = 50.",
+        )
+    ]
 
 
 def _too_long(rule: str, severity: str, who: str, description: str, fix: str) -> Finding:

@@ -218,3 +218,28 @@ def test_resources_and_templates_are_linted():
         ("resource-description", "warning", "/resources/0/description"),
         ("resource-name", "warning", "/resources/0/name"),
     }  # and no grant-unmatched: both grants match a resource's ability
+
+
+def listing(name, output, **params):
+    return {**tool(name, **{key: {"description": "A bound.", **schema} for key, schema in params.items()}), "outputSchema": output}
+
+
+def test_a_tool_returning_a_list_needs_an_integer_bound_with_a_maximum():
+    rows = {"type": "array", "items": {"type": "string"}}
+    tools = [
+        listing("dump", rows),
+        listing("wrapped", {"type": "object", "properties": {"result": rows}, "required": ["result"]}),  # the 2025-11-25 wrapping
+        listing("no_maximum", rows, limit={"type": "integer", "minimum": 1}),
+        listing("not_a_bound", rows, offset={"type": "integer", "maximum": 500}),
+        listing("bounded", rows, limit={"type": "integer", "minimum": 1, "maximum": 500}),
+        listing("optional_bound", rows, page_size={"anyOf": [{"type": "integer", "maximum": 100}, {"type": "null"}]}),
+        listing("one", {"type": "object", "properties": {"id": {"type": "integer"}}}),
+    ]
+    found = [f for f in lint(catalog(tools)) if f.rule == "unbounded-list"]
+    assert [(f.tool, f.severity, f.path) for f in found] == [
+        ("dump", "warning", "/outputSchema"),
+        ("no_maximum", "warning", "/outputSchema"),
+        ("not_a_bound", "warning", "/outputSchema"),
+        ("wrapped", "warning", "/outputSchema"),
+    ]
+    assert found[0].fix == "Add a bound with a maximum: limit: Annotated[int, Field(ge=1, le=500)] = 50."
