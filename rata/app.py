@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 log = LazyLogger("rata.app")
 ALLOW = "allow"
 CONFIRM = "confirm"
+DEFAULT_RESULT_TOKENS = 25_000
+"""Claude Code refuses a tool result over 25,000 tokens by default: one result may hold at most that (`Mcp.result_limit`)."""
 
 
 class Mcp:
@@ -58,6 +60,8 @@ class Mcp:
         self.confirm_grant = Grant()
         self.instructions = instructions
         self.limit: RateLimit | None = DEFAULT_RATE_LIMIT
+        self.result_tokens: int | None = DEFAULT_RESULT_TOKENS
+        """The most tokens (`rata.tokens.estimate`) one tool result may hold; a larger one is refused (`result_limit`)."""
         self._memo: dict[tuple[str, int, int], str | None] = {}
         self._apps: list[Callable[[], None]] = []
         """The `App.surface_changed` of each app this grant is given to (`App.mcp`)."""
@@ -66,6 +70,13 @@ class Mcp:
         """Allow each tool `calls` calls per `per` seconds (bursts included); None turns limiting off."""
         self.limit = None if calls is None else RateLimit(calls, per)
         self.changed()
+        return self
+
+    def result_limit(self, tokens: int | None) -> Mcp:
+        """Refuse a tool result over about `tokens` tokens (default 25,000) with an error naming the arguments that narrow it; None sends any size."""
+        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1):
+            raise CodegenError(f"result_limit({tokens!r}): the limit must be a whole number of tokens of at least 1.", hint="Pass e.g. 25_000, or None for no limit.")
+        self.result_tokens = tokens
         return self
 
     def allow_abilities(self, patterns: Iterable[str]) -> Mcp:

@@ -1,21 +1,24 @@
 """The options of @command, and what a command gets from Ctx."""
 
-from rata import App, CommandRequest, Ctx, Mcp, Origin, command
+from typing import Annotated
+
+from rata import App, CommandRequest, Ctx, Field, Mcp, Origin, command
 
 
 @command(can="tasks.view", live=True)
-def tasks_index(ctx: Ctx, done: bool = False) -> list[str]:
+def tasks_index(ctx: Ctx, done: bool = False, limit: Annotated[int, Field(ge=1, le=500)] = 50) -> list[str]:
     """List task titles.
 
     The frontend keeps this list fresh while it is shown.
 
     Args:
         done: List finished tasks instead of open ones.
+        limit: How many titles at most.
 
     Returns:
         The titles, in the order they were added.
     """
-    return ["Water the plants"] if not done else []
+    return (["Water the plants"] if not done else [])[:limit]
 
 
 @command(can="tasks.view", read_only=True)

@@ -22,13 +22,14 @@ class Note:
 
 
 @command(can="notes.view", live=True)
-def notes_list(ctx: Ctx, include_done: bool = False) -> list[Note]:
+def notes_list(ctx: Ctx, include_done: bool = False, limit: Annotated[int, Field(ge=1, le=500)] = 100) -> list[Note]:
     """List the notes, oldest first.
 
     Args:
         include_done: Also list the notes that are done.
+        limit: How many notes at most.
     """
-    rows = ctx.db.execute("SELECT id, text, done FROM notes WHERE done = 0 OR ? ORDER BY id", (include_done,))
+    rows = ctx.db.execute("SELECT id, text, done FROM notes WHERE done = 0 OR ? ORDER BY id LIMIT ?", (include_done, limit))
     return [Note(row["id"], row["text"], bool(row["done"])) for row in rows]
 
 

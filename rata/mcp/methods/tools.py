@@ -12,7 +12,8 @@ import json
 import time
 from typing import Any, Protocol
 
-from rata.app import CONFIRM
+from rata import tokens
+from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
 from rata.context import Ctx
 from rata.dispatch import CommandRequest, Origin
 from rata.errors import RataError
@@ -131,9 +132,45 @@ def _run(
         log.exception("tool %s failed", spec.name)
         return error_result(f"{spec.name} failed: {_message(error)}"), "error"
     present = index.presenters.get(spec.name)
-    if present is not None:  # a tool whose result is shown as content of its own (text, an image)
-        return present(value), "ok"
-    return ok_result(value, index.tools[spec.name], call.era, spec.returns), "ok"
+    tool = index.tools[spec.name]
+    # a tool whose result is shown as content of its own (text, an image), or its JSON
+    result = present(value) if present is not None else ok_result(value, tool, call.era, spec.returns)
+    config = ctx.app.mcp_config
+    limit = config.result_tokens if config is not None else DEFAULT_RESULT_TOKENS
+    if limit is not None:
+        refused = too_large(result, limit, spec.name, tool)
+        if refused is not None:
+            return refused, "too-large"
+    return result, "ok"
+
+
+def too_large(result: dict[str, Any], limit: int, name: str, tool: dict[str, Any]) -> dict[str, Any] | None:
+    """The error result to send instead of `result` when the model would read over `limit` tokens of it, else None.
+
+    What counts: every text part (an embedded resource's text too) and `structuredContent`, which
+    is the JSON of the first text part (`ok_result`), so that part counts twice. Binary data
+    (an image, audio, a blob) is not counted: a model sees it as media, not as its base64, and
+    `rata.content` bounds its size. A result whose characters could not reach the limit even
+    at four bytes each is let through after one length check (`rata.tokens.could_exceed`)."""
+    texts = []
+    for part in result.get("content", ()):
+        text = part.get("text")
+        if text is None:
+            resource = part.get("resource")
+            text = resource.get("text") if isinstance(resource, dict) else None
+        if isinstance(text, str):
+            texts.append(text)
+    if "structuredContent" in result and texts:
+        texts.append(texts[0])
+    if not tokens.could_exceed(sum(map(len, texts)), limit):
+        return None
+    size = sum(map(tokens.estimate, texts))
+    if size <= limit:
+        return None
+    narrow = tokens.bounding_arguments(tool.get("inputSchema", {}))
+    how = f"Narrow it: {', '.join(narrow)}." if narrow else "It has no argument that narrows it; ask the user for a narrower request."
+    log.warning("tool %s returned about %d tokens, over the %d-token limit for one result; sent an error instead", name, size, limit)
+    return error_result(f"{name} returned about {size:,} tokens (over the {limit:,}-token limit for one result); nothing was sent. {how}")
 
 
 def _confirm(ctx: ToolHost, call: Call, channel: McpChannel, spec: CommandSpec, arguments: dict[str, Any], kwargs: dict[str, Any]) -> bool | dict[str, Any]:
