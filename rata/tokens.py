@@ -79,11 +79,13 @@ def has_bound(input_schema: dict[str, Any]) -> bool:
 
 
 def bound_maximum(schema: dict[str, Any]) -> int | float | None:
-    """The largest value an integer schema allows (``maximum``, or ``exclusiveMaximum``), in an ``anyOf`` too; None if unbounded."""
-    for key in ("maximum", "exclusiveMaximum"):
-        value = schema.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return value
+    """The largest value an integer schema allows (``maximum``, or one below a whole ``exclusiveMaximum``), in an ``anyOf`` too; None if unbounded."""
+    value = schema.get("maximum")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    value = schema.get("exclusiveMaximum")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value - 1 if isinstance(value, int) else value
     for branch in schema.get("anyOf", ()):
         if isinstance(branch, dict):
             value = bound_maximum(branch)

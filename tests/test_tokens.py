@@ -49,7 +49,7 @@ def test_the_bounding_arguments_are_the_bounds_with_their_maximum_then_the_filte
             "top": {"type": "string"},  # not an integer: no bound
         },
     }
-    assert tokens.bounding_arguments(schema) == ["limit (max 500)", "page_size (max 100)", "count", "search"]
+    assert tokens.bounding_arguments(schema) == ["limit (max 500)", "page_size (max 99)", "count", "search"]
     assert tokens.has_bound(schema)
     assert not tokens.has_bound({"type": "object", "properties": {"count": {"type": "integer"}}})
     assert tokens.bounding_arguments({"type": "object"}) == []

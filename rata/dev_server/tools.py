@@ -572,12 +572,13 @@ def _listed(names: list[str]) -> str:
 
 
 def dev_app(target_project: Target) -> App:
-    """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit."""
+    """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit, no result limit."""
     from rata.dev_server import windows
 
     app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
     app.commands(*dev_commands())
-    app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None))
+    # no result limit yet: the dev tools bound their own answers (their token budgets: issue 17's first bullet)
+    app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None))
     app.target = target_project  # type: ignore[attr-defined]
     return app
 

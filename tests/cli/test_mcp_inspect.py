@@ -168,6 +168,7 @@ def test_lint_findings_have_rule_severity_tool_path_and_fix(rata, tmp_path):
         ("name-charset", "warning", "Thing.Get", "/name"),
         ("schema-not-strict", "warning", "Thing.Get", "/inputSchema/properties/blob"),
         ("schema-untyped", "warning", "Thing.Get", "/inputSchema/properties/blob"),
+        ("unbounded-list", "warning", "list_every_single_thing_in_the_warehouse_with_all_their_details_please", "/outputSchema"),
         ("description-missing", "warning", "thing_get", "/description"),
         ("param-description", "info", "Thing.Get", "/inputSchema/properties/blob"),
     ]

@@ -83,3 +83,11 @@ def test_a_real_server_refuses_a_2_mb_list_in_both_eras_and_says_so_in_its_log(e
         assert len(json.loads(small.text)) == 3
     logged = (rata_home / "logs" / "sizes.log").read_text()  # the app's log (`rata.logs`)
     assert "tool rows_list returned about 1333334 tokens, over the 25000-token limit for one result" in logged
+
+
+def test_the_docs_example_counts_its_twenty_orders_twice():
+    """docs/mcp.md, Result size: "20 orders of 981 characters are 654 tokens" (the text, and structuredContent again)."""
+    from rata.tokens import estimate
+
+    text = json.dumps([f"order {n}: 3 bolts, 2 nuts, shipped to Lisbon" for n in range(1000, 980, -1)], ensure_ascii=False)
+    assert (len(text), 2 * estimate(text)) == (981, 654)
