@@ -40,6 +40,10 @@ class ValidationErrors(Exception):
         """The messages by field, fields sorted, as plain JSON."""
         return {field: list(self.errors[field]) for field in sorted(self.errors)}
 
+    def summary(self) -> str:
+        """Every message on one line, ``field: message`` joined by ``; `` (a message for the whole input alone)."""
+        return "; ".join(f"{field}: {message}" if field else message for field, messages in self.to_dict().items() for message in messages)
+
     def __str__(self) -> str:
         parts = []
         for field, messages in self.to_dict().items():

@@ -101,9 +101,8 @@ def _messages(app: App, name: str, request: CommandRequest) -> list[dict[str, An
     except Interrupt:
         raise
     except ValidationErrors as errors:
-        problems = "; ".join(f"{field}: {message}" if field else message for field, messages in errors.to_dict().items() for message in messages)
         raise McpError(
-            wire.INVALID_PARAMS, f"Invalid arguments for prompt {name}: {problems}. Fix them and get the prompt again.", {"fields": errors.to_dict()}
+            wire.INVALID_PARAMS, f"Invalid arguments for prompt {name}: {errors.summary()}. Fix them and get the prompt again.", {"fields": errors.to_dict()}
         ) from None
     except ForbiddenError as error:  # ungranted (a middleware's refusal too): as if it did not exist
         log.info("prompt %s refused: %s", name, error.message)

@@ -108,7 +108,7 @@ def _read_command(ctx: Readable, call: Call, uri: str, command: str, values: dic
     try:
         value = ctx.app.dispatch(CommandRequest(command, arguments, Origin.agent(call.client_name)))
     except ValidationErrors as errors:  # the command refused the value itself: no such row
-        raise not_found(uri, call.version, _said(errors)) from None
+        raise not_found(uri, call.version, errors.summary()) from None
     except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log
         log.exception("reading %s failed", uri)
         raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {str(error).strip() or type(error).__name__}") from None
@@ -124,7 +124,7 @@ def _check(ctx: Readable, spec: Any, arguments: dict[str, Any], uri: str) -> Non
     except ValidationErrors as errors:
         raise McpError(
             wire.INVALID_PARAMS,
-            f"Invalid params: {uri} holds a value its template cannot take: {_said(errors)}. "
+            f"Invalid params: {uri} holds a value its template cannot take: {errors.summary()}. "
             "Write each value in the URI as its text (42, true, a string), percent-encoded.",
             {"uri": uri, "errors": errors.to_dict()},
         ) from None
@@ -144,7 +144,7 @@ def _read_declared(ctx: Readable, call: Call, uri: str, item: Resource, values: 
     except Interrupt as stop:  # it asked its 2026-07-28 client: answered by input_required, it runs again on the retry
         return channel.stopped(stop)
     except ValidationErrors as errors:
-        raise not_found(uri, call.version, _said(errors)) from None
+        raise not_found(uri, call.version, errors.summary()) from None
     except (ResourceError, RataError) as error:
         log.info("reading %s failed: %s", uri, error)
         raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {error}") from None
@@ -165,7 +165,3 @@ def _read_declared(ctx: Readable, call: Call, uri: str, item: Resource, values: 
     if item.spec is not None:  # computed now, for this user
         return {"contents": [entry], "ttlMs": 0, "cacheScope": "private"}
     return {"contents": [entry], "ttlMs": 0 if item.path is not None else 60_000, "cacheScope": "public"}
-
-
-def _said(errors: ValidationErrors) -> str:
-    return "; ".join(f"{field}: {message}" if field else message for field, messages in errors.to_dict().items() for message in messages)
