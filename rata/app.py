@@ -329,7 +329,12 @@ class App:
         self._authorize(spec, request)
         if not self.middleware:  # no second grant check in _invoke (bench/run.py --only server)
             return self._run(spec, request)
-        handler: Callable[[CommandRequest], Any] = self._invoke
+        return self.through_middleware(request, self._invoke)
+
+    def through_middleware(self, request: CommandRequest, innermost: Callable[[CommandRequest], Any]) -> Any:
+        """`innermost(request)` behind the app's middleware, the first added outermost: how a command, a resource's
+        function (`run_function`) and a prompt (`rata.prompts`) are each run."""
+        handler = innermost
         for middleware in reversed(self.middleware):
             handler = _wrap(middleware, handler)
         return handler(request)
@@ -390,10 +395,7 @@ class App:
             self._authorize(spec, request)
             return self._execute(spec, request)
 
-        handler: Callable[[CommandRequest], Any] = innermost
-        for middleware in reversed(self.middleware):
-            handler = _wrap(middleware, handler)
-        return handler(request)
+        return self.through_middleware(request, innermost)
 
     def _execute(self, spec: CommandSpec, request: CommandRequest) -> Any:
         sync_logging()  # a logging configuration waiting for `logging` applies before the command can log

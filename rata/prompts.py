@@ -153,14 +153,7 @@ def get_prompt(app: Any, request: CommandRequest) -> list[dict[str, Any]]:
     its messages as MCP ``PromptMessage`` objects. Raises as `App.dispatch` does (`ForbiddenError`,
     `ValidationErrors`, `ResultError`, `rata.talk.Interrupt`...)."""
     _authorize(app, _spec(app, request.command), request)
-    handler: Callable[[CommandRequest], Any] = lambda inner: _run(app, inner)  # noqa: E731
-    for middleware in reversed(app.middleware):
-        handler = _wrapped(middleware, handler)
-    return handler(request)
-
-
-def _wrapped(middleware: Callable[..., Any], inner: Callable[[CommandRequest], Any]) -> Callable[[CommandRequest], Any]:
-    return lambda request: middleware(request, inner)
+    return app.through_middleware(request, lambda inner: _run(app, inner))
 
 
 def _spec(app: Any, name: str) -> PromptSpec:
