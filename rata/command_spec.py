@@ -42,14 +42,17 @@ Presenter = Callable[[Any], dict[str, Any]]
 class CommandOptions(Record):
     """What `@command(...)` was given."""
 
-    __slots__ = ("can", "live", "read_only", "name", "confirm_message", "present", "complete")
-    _defaults: ClassVar[dict[str, Any]] = {"can": None, "live": False, "read_only": False, "name": None, "confirm_message": None, "present": None, "complete": None}
+    __slots__ = ("can", "live", "read_only", "name", "confirm_message", "present", "text", "complete")
+    _defaults: ClassVar[dict[str, Any]] = {
+        "can": None, "live": False, "read_only": False, "name": None, "confirm_message": None, "present": None, "text": None, "complete": None,
+    }
     can: str | None
     live: bool
     read_only: bool
     name: str | None
     confirm_message: str | Callable[..., str] | None
     present: Presenter | None
+    text: Callable[[Any], str] | None
     complete: dict[str, Completer] | None
 
 
@@ -64,6 +67,7 @@ def command(
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
     present: Presenter | None = None,
+    text: Callable[[Any], str] | None = None,
     complete: dict[str, Completer] | None = None,
 ) -> Callable[[F], F]: ...
 
@@ -78,6 +82,7 @@ def command(
     name: str | None = None,
     confirm_message: str | Callable[..., str] | None = None,
     present: Presenter | None = None,
+    text: Callable[[Any], str] | None = None,
     complete: dict[str, Completer] | None = None,
 ) -> Any:
     """Mark a function as a rata command.
@@ -93,12 +98,15 @@ def command(
             ``(ctx, **args) -> str``. Default: the description and the arguments.
         present: How an agent sees the result, ``value -> tools/call result`` (text, an image),
             instead of structured JSON; the tool then lists no outputSchema.
+        text: The text a model reads, ``value -> str`` (a table, one line per record), sent as the result's
+            text block in place of the JSON text; ``structuredContent`` still carries the JSON, for clients
+            that read it. Make it carry the same facts: a client that reads only the text must lose nothing.
         complete: Completions of an argument's value as the user types it (``completion/complete``, for a
             resource template's parameters): ``{"param": fn}``, fn taking any of ``ctx``, ``value``,
             ``arguments`` by name and returning strings (`rata.completion`).
     """
     options = CommandOptions(
-        can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present, complete=complete
+        can=can, live=live, read_only=read_only or live, name=name, confirm_message=confirm_message, present=present, text=text, complete=complete
     )
 
     mark = marker("@command", _ATTR, options)
@@ -137,9 +145,10 @@ class CommandSpec(Record):
     """Everything rata knows about one command."""
 
     __slots__ = (
-        "name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message", "present", "complete",
+        "name", "fn", "can", "live", "read_only", "description", "params", "returns", "ctx_param", "is_async", "confirm_message", "present", "text",
+        "complete",
     )  # fmt: skip
-    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None, "present": None, "complete": None}
+    _defaults: ClassVar[dict[str, Any]] = {"confirm_message": None, "present": None, "text": None, "complete": None}
     name: str
     fn: Callable[..., Any]
     can: str | None
@@ -152,6 +161,8 @@ class CommandSpec(Record):
     is_async: bool
     confirm_message: str | Callable[..., str] | None
     present: Presenter | None
+    text: Callable[[Any], str] | None
+    """how a model reads the result (`@command(text=...)`), or None for its JSON"""
     complete: dict[str, Completer] | None
     """param -> its completer, checked (`rata.completion.completers`)"""
 
@@ -190,6 +201,11 @@ def inspect_command(
             hint="Use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.",
         )
     can = validate_ability(options.can, where) if options.can is not None else None
+    if options.text is not None and (options.present is not None or not callable(options.text)):
+        raise CodegenError(
+            f"{where}: text= must be a function value -> str" + (", and present= replaces the whole result, text too." if options.present else "."),
+            hint="Give text= (the text beside the JSON) or present= (content of its own), not both." if options.present else "Pass a function, e.g. text=render.",
+        )
     hints = resolve_hints(fn, where)
     doc, params, ctx_param = read_params(fn, hints, analyzer, ctx_type, where)
     if returns is None and "return" not in hints:
@@ -212,6 +228,7 @@ def inspect_command(
         is_async=inspect.iscoroutinefunction(fn),
         confirm_message=options.confirm_message,
         present=options.present,
+        text=options.text,
         complete=_completers(options.complete, params, where),
     )
 

@@ -19,29 +19,32 @@ _HELP = {
 }
 
 
-def _app_option(rest: Sequence[str], name: str) -> str | None:
-    """The --app value, read by hand in the common forms (argparse's help formatter alone costs ~10 ms)."""
+def _options(rest: Sequence[str], name: str) -> tuple[str | None, int | None]:
+    """The --app value and, for ``dev``, --budget-tokens: read by hand in the common forms (argparse's help formatter alone costs ~10 ms)."""
     if not rest:
-        return None
+        return None, None
     if len(rest) == 2 and rest[0] in ("--app", "-a"):
-        return rest[1]
+        return rest[1], None
     if len(rest) == 1 and rest[0].startswith("--app="):
-        return rest[0].split("=", 1)[1]
+        return rest[0].split("=", 1)[1], None
     import argparse
 
     parser = argparse.ArgumentParser(prog=f"rata mcp {name}", description=_HELP[name])
     parser.add_argument("--app", "-a", default=None, help="module:attr, path/to/file.py[:attr], or a project folder (default: the nearest pyproject.toml)")
-    return parser.parse_args(list(rest)).app  # type: ignore[no-any-return]
+    if name == "dev":
+        parser.add_argument("--budget-tokens", type=int, default=None, help="roughly how many tokens one answer may use, 1,000 to 25,000 (default 10,000); a call's budget_tokens overrides it")
+    parsed = parser.parse_args(list(rest))
+    return parsed.app, getattr(parsed, "budget_tokens", None)
 
 
 def _server(argv: Sequence[str]) -> int:
     name = argv[1]
-    app_spec = _app_option(argv[2:], name)
+    app_spec, budget_tokens = _options(argv[2:], name)
     try:
         if name == "dev":
             from rata.dev_server.serve import serve_dev
 
-            return serve_dev(app_spec)
+            return serve_dev(app_spec, budget_tokens=budget_tokens) if budget_tokens is not None else serve_dev(app_spec)
         from rata.cli.appmain import serve_mcp
         from rata.loader import load_app
 

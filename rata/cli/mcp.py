@@ -128,11 +128,16 @@ def serve(app_spec: Optional[str] = AppOption) -> None:
 
 @app.command("dev")
 @edge
-def dev(app_spec: Optional[str] = AppOption) -> None:
+def dev(
+    app_spec: Optional[str] = AppOption,
+    budget_tokens: int = typer.Option(
+        10_000, "--budget-tokens", help="Roughly how many tokens one answer may use, 1,000 to 25,000; a call's budget_tokens overrides it."
+    ),
+) -> None:
     """Serve the read-only dev MCP server for your coding agent on stdio (schema, migrations, logs, commands, docs)."""
     from rata.dev_server.serve import serve_dev
 
-    raise typer.Exit(serve_dev(app_spec))
+    raise typer.Exit(serve_dev(app_spec, budget_tokens=budget_tokens))
 
 
 def _register_install() -> None:

@@ -26,7 +26,7 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import database, logreader
+from rata.dev_server import budget, database, logreader
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
@@ -431,15 +431,61 @@ class CommandInfo(TypedDict):
     agent: Literal["allow", "confirm"] | None
 
 
-@command(can=ABILITY, read_only=True)
-def list_commands(ctx: Ctx) -> list[CommandInfo]:
-    """Every command of the app, granted to agents or not: signature, ability, live, read-only, agent access (allow, confirm or none) and description."""
+class CommandList(TypedDict):
+    """The app's commands by name, within the token budget."""
+
+    commands: list[CommandInfo]
+    total: int
+    next_after: str | None
+    note: str
+
+
+def command_line(info: CommandInfo) -> str:
+    """One command as a model reads it: its signature, then ability, kind and agent access, then its description."""
+    traits = [info["ability"] or "no ability (never a tool)"]
+    traits += ["live"] * info["live"] + ["read-only"] * (info["read_only"] and not info["live"])
+    traits.append(f"agents: {info['agent'] or 'not granted'}")
+    description = f"\n  {info['description']}" if info["description"] else ""
+    return f"{info['signature']}\n  {' · '.join(traits)}{description}"
+
+
+def commands_text(answer: CommandList) -> str:
+    shown = len(answer["commands"])
+    head = f"{answer['total']} commands" if shown == answer["total"] else f"Commands {shown} of {answer['total']}"
+    lines = [f"{head}, by name:", *(command_line(info) for info in answer["commands"])]
+    return "\n".join(lines + ([answer["note"]] if answer["note"] else []))
+
+
+@command(can=ABILITY, read_only=True, text=commands_text)
+def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens | None = None) -> CommandList:
+    """Every command of the app, granted to agents or not, by name: signature, ability, live, read-only, agent access (allow, confirm or none) and description.
+
+    Args:
+        after: Only commands whose name sorts after this one (the answer's next_after, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+    """
     app = target(ctx).app()
-    out = []
-    for name in sorted(app.specs):
+    limit = budget.budget_of(ctx, budget_tokens)
+    names = sorted(name for name in app.specs if name > after)
+    infos = []
+    for name in names:
         spec = app.specs[name]
-        out.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
-    return out
+        infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
+    fit = budget.Fit(limit, commands_text(_new(CommandList, [], len(app.specs), None)), _new(CommandList, [], len(app.specs), None))
+    shown = budget.take(infos, fit, command_line)
+    if shown == 0 and infos:  # one command larger than the whole budget: its description shortened to fit
+        first = dict(infos[0])
+        first["description"] = budget.shorten(first["description"], max(200, fit.room() * 3 // 4 - len(first["signature"])))
+        infos[0] = first  # type: ignore[assignment]
+        shown = 1
+    note, next_after = "", None
+    if shown < len(infos):
+        next_after = infos[shown - 1]["name"]
+        arguments = {"after": next_after, "budget_tokens": budget_tokens}
+        note = budget.cut_note(f"{shown} commands up to {next_after!r}", f"{len(infos) - shown} more", limit, "list_commands", arguments)
+    elif after and not infos:
+        note = f"No command sorts after {after!r}."
+    return _new(CommandList, infos[:shown], len(app.specs), next_after, note)
 
 
 def _signature(spec: Any) -> str:
@@ -571,15 +617,16 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def dev_app(target_project: Target) -> App:
-    """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit, no result limit."""
+def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) -> App:
+    """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit, no result limit
+    (each tool keeps its answer within `budget_tokens`, the server's token budget, `rata.dev_server.budget`)."""
     from rata.dev_server import windows
 
     app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
     app.commands(*dev_commands())
-    # no result limit yet: the dev tools bound their own answers (their token budgets: issue 17's first bullet)
     app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None))
     app.target = target_project  # type: ignore[attr-defined]
+    app.budget_tokens = budget.checked(budget_tokens)  # type: ignore[attr-defined]
     return app
 
 

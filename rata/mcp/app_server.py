@@ -103,6 +103,7 @@ class AppServer:
         index.tools = {tool["name"]: tool for tool in catalog.tools}
         index.access = {name: self.app.agent_access(specs[name]) for name in index.tools}
         index.presenters = {name: spec.present for name, spec in specs.items() if spec.present is not None}
+        index.texts = {name: spec.text for name, spec in specs.items() if spec.text is not None}
         index.resources = {resource["uri"]: resource for resource in catalog.resources}
         index.templates = {template["uriTemplate"]: template for template in catalog.templates}
         index.matchers = template_matchers(self.app, catalog)

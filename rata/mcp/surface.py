@@ -25,7 +25,7 @@ class Index:
     changes (`AppServer.refresh`), never changed in place: a handler that reads the server's
     index once (``tools/call`` does) sees the old surface or the new one, never part of each."""
 
-    __slots__ = ("catalog", "specs", "tools", "access", "presenters", "resources", "templates", "matchers", "prompts", "legacy_tools")
+    __slots__ = ("catalog", "specs", "tools", "access", "presenters", "texts", "resources", "templates", "matchers", "prompts", "legacy_tools")
     catalog: Catalog
     specs: dict[str, Any]
     """name -> the app's `rata.command_spec.CommandSpec`, as it was when the catalog was built"""
@@ -33,6 +33,8 @@ class Index:
     access: dict[str, str | None]
     presenters: dict[str, Any]
     """Tools whose result is shown as content of their own (`@command(present=...)`), not as structured JSON."""
+    texts: dict[str, Any]
+    """Tools whose text block is a rendering of their own (`@command(text=...)`), beside their structured JSON."""
     resources: dict[str, dict[str, Any]]
     templates: dict[str, dict[str, Any]]
     """uriTemplate -> the template as ``resources/templates/list`` lists it"""

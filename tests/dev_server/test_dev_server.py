@@ -34,6 +34,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
 MODES = [MODERN, "legacy"]
 TEST_SECONDS = 20
+OWN_TEXT = {"list_commands"}  # the dev tools whose text is written for a model (the others send their JSON)
 READ_TOOLS = ["app_info", "database_query", "database_schema", "last_error", "list_commands", "migration_status", "read_log_entries", "search_docs"]
 WINDOW_TOOLS = ["app_calls", "app_windows", "window_act", "window_screenshot", "window_snapshot"]
 TOOLS = sorted(READ_TOOLS + WINDOW_TOOLS)
@@ -100,12 +101,17 @@ def fields(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    """A successful call's answer (the JSON text, which is the same in both eras)."""
+    """A successful call's answer: its structured JSON (the same in both eras; a list unwrapped), checked against its text.
+
+    A tool with a text of its own for models (``@command(text=...)``) sends that text, never JSON; the others send the JSON."""
     result = await client.call_tool(name, arguments or {})
     assert result.is_error is False, f"{name}: {text_of(result)}"
-    answer = json.loads(text_of(result))
     structured = result.structured_content
-    assert structured == answer or structured == {"result": answer}
+    answer = structured["result"] if isinstance(structured, dict) and set(structured) == {"result"} else structured
+    if name in OWN_TEXT:
+        assert not text_of(result).lstrip().startswith(("{", "[")), f"{name}: its text is JSON"
+    else:
+        assert json.loads(text_of(result)) == answer
     return answer
 
 
@@ -275,9 +281,12 @@ async def test_list_commands_shows_every_command_with_its_agent_access(world, mo
     with anyio.fail_after(TEST_SECONDS):
         async with connected(world.server(), mode) as client:
             result = await client.call_tool("list_commands", {})
-    commands = json.loads(text_of(result))
-    assert result.structured_content == (commands if mode == MODERN else {"result": commands})
-    by_name = {c["name"]: c for c in commands}
+    answer = result.structured_content
+    assert answer["total"] == 6 and answer["next_after"] is None and answer["note"] == ""
+    text = text_of(result)
+    assert text.startswith("6 commands, by name:\n") and "customers_store(name: str, email: str) -> Customer\n  customers.create · agents: allow\n  Add a customer." in text
+    assert "{" not in text  # the text is for a model: no JSON inside it
+    by_name = {c["name"]: c for c in answer["commands"]}
     assert sorted(by_name) == ["app_reset", "customers_delete", "customers_index", "customers_show", "customers_store", "customers_update"]
     assert {name: c["agent"] for name, c in by_name.items()} == {
         "app_reset": None,
@@ -323,7 +332,7 @@ async def test_on_a_fresh_app_folder_every_tool_says_what_is_missing_and_how_to_
             error = await call(client, "last_error")
             logs = await call(client, "read_log_entries")
             docs = await call(client, "search_docs", {"queries": ["live queries"]})
-            commands = await call(client, "list_commands")
+            commands = (await call(client, "list_commands"))["commands"]
     database = str(world.home / "app.db")
     assert info["database_exists"] is False and info["log_files"] == []
     assert database in info["note"] and "`rata migrate`" in info["note"] and "log" in info["note"].lower()
@@ -365,12 +374,12 @@ async def test_edits_to_the_app_are_seen_without_restarting_the_server(world):
     source = app_file.read_text(encoding="utf-8")
     with anyio.fail_after(TEST_SECONDS):
         async with connected(world.server(), MODERN) as client:
-            before = {c["name"]: c for c in await call(client, "list_commands")}
+            before = {c["name"]: c for c in (await call(client, "list_commands"))["commands"]}
             assert before["customers_show"]["description"] == "Show one customer."
 
             app_file.write_text(source.replace('"""Show one customer.', '"""Show one customer, with every field.'), encoding="utf-8")
             bump_mtime(app_file)
-            edited = {c["name"]: c for c in await call(client, "list_commands")}
+            edited = {c["name"]: c for c in (await call(client, "list_commands"))["commands"]}
             assert edited["customers_show"]["description"] == "Show one customer, with every field."
 
             added = source.replace(
@@ -380,7 +389,7 @@ async def test_edits_to_the_app_are_seen_without_restarting_the_server(world):
             ).replace("customers_delete, app_reset)", "customers_delete, app_reset, customers_count)")
             app_file.write_text(added, encoding="utf-8")
             bump_mtime(app_file, seconds=20)
-            names = [c["name"] for c in await call(client, "list_commands")]
+            names = [c["name"] for c in (await call(client, "list_commands"))["commands"]]
             info = await call(client, "app_info")
 
             app_file.write_text(added.replace("def customers_count(ctx: Ctx) -> int:", "def customers_count(ctx: Ctx) -> int"), encoding="utf-8")
@@ -389,7 +398,7 @@ async def test_edits_to_the_app_are_seen_without_restarting_the_server(world):
 
             app_file.write_text(source, encoding="utf-8")
             bump_mtime(app_file, seconds=40)
-            fixed = [c["name"] for c in await call(client, "list_commands")]
+            fixed = [c["name"] for c in (await call(client, "list_commands"))["commands"]]
     assert "customers_count" in names and info["commands"] == 7 and info["tools"] == 5
     assert f"{app_file}:" in broken and "syntax error" in broken
     assert "customers_count" not in fixed and len(fixed) == 6

@@ -161,7 +161,7 @@ def test_through_the_tools_a_broken_app_is_a_tool_error_and_the_server_keeps_ans
     good = app_file.read_text(encoding="utf-8")
     with AgentClient(dev_app(target)) as agent:
         listed = agent.call("list_commands")
-        assert not listed.is_error and [c["name"] for c in listed.data] == ["notes_count"]
+        assert not listed.is_error and [c["name"] for c in listed.data["commands"]] == ["notes_count"]
 
         app_file.write_text(good.replace("return 0", "return 0 +"), encoding="utf-8")
         bump_mtime(app_file)
@@ -175,7 +175,7 @@ def test_through_the_tools_a_broken_app_is_a_tool_error_and_the_server_keeps_ans
         bump_mtime(app_file, seconds=20)
         recovered = agent.call("list_commands")
         assert not recovered.is_error, recovered.text
-        assert [(c["name"], c["description"]) for c in recovered.data] == [("notes_count", "Count the notes again."), ("notes_tags", "Tags.")]
+        assert [(c["name"], c["description"]) for c in recovered.data["commands"]] == [("notes_count", "Count the notes again."), ("notes_tags", "Tags.")]
 
 
 def test_a_missing_project_is_an_error_that_says_what_to_pass(tmp_path):

@@ -446,18 +446,18 @@ def test_the_server_follows_code_changes(crm_project: Path, tmp_path: Path) -> N
     assert added != original
     env = env_for(tmp_path / "home", tmp_path / "cache")
     with AgentClient.spawn([str(VENV_BIN / "rata"), "mcp", "dev", "--app", str(crm_project)], env=env, stderr=subprocess.DEVNULL) as agent:
-        names = [c["name"] for c in agent.call("list_commands").data]
+        names = [c["name"] for c in agent.call("list_commands").data["commands"]]
         assert "customers_count" not in names
         app_file.write_text(added, encoding="utf-8")
         os.utime(app_file, ns=(os.stat(app_file).st_atime_ns, os.stat(app_file).st_mtime_ns + 1_000_000_000))
-        assert "customers_count" in [c["name"] for c in agent.call("list_commands").data]
+        assert "customers_count" in [c["name"] for c in agent.call("list_commands").data["commands"]]
         app_file.write_text(original + "\n)\n", encoding="utf-8")
         os.utime(app_file, ns=(os.stat(app_file).st_atime_ns, os.stat(app_file).st_mtime_ns + 2_000_000_000))
         broken = agent.call("list_commands")
         assert broken.is_error and "syntax error at " in broken.text and "app.py" in broken.text
         app_file.write_text(original, encoding="utf-8")
         os.utime(app_file, ns=(os.stat(app_file).st_atime_ns, os.stat(app_file).st_mtime_ns + 3_000_000_000))
-        assert [c["name"] for c in agent.call("list_commands").data] == names
+        assert [c["name"] for c in agent.call("list_commands").data["commands"]] == names
 
 
 @pytest.mark.subprocess
@@ -522,9 +522,10 @@ def test_legacy_clients_get_lists_wrapped(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("RATA_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "shop.py").write_text('from rata import App\n\napp = App("shop", identifier="com.example.shop")\n', encoding="utf-8")
     with AgentClient(dev_app(Target(str(tmp_path / "shop.py"), tmp_path)), era="legacy") as agent:
-        (tool,) = [t for t in agent.list_tools() if t["name"] == "list_commands"]
-        assert tool["outputSchema"]["required"] == ["result"]
-        assert agent.call("list_commands").data == {"result": []}
+        tools = {t["name"]: t for t in agent.list_tools()}
+        assert tools["app_windows"]["outputSchema"]["required"] == ["result"]  # a list, wrapped
+        assert "result" not in tools["list_commands"]["outputSchema"]["properties"]  # an object, as it is
+        assert agent.call("list_commands").data["commands"] == []
         assert "result" not in agent.call("app_info").data
 
 

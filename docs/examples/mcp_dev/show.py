@@ -1,13 +1,15 @@
 """Print an MCP server's answers (JSON lines on stdin) in the order of their ids, for reading.
 
-A tool's result is shown as JSON, one field per line (short lists and objects stay on one
-line); a tool that failed, or a JSON-RPC error, as its text.
+A tool's result is shown as its structured JSON, one field per line (short lists and objects
+stay on one line), or with --text as its text block, the form most clients give their model;
+a tool that failed, or a JSON-RPC error, as its text.
 """
 
 import json
 import sys
 
 WIDTH = 90
+TEXT = "--text" in sys.argv[1:]
 
 
 def pretty(value, indent=0):
@@ -28,6 +30,8 @@ for answer in sorted((json.loads(line) for line in sys.stdin), key=lambda answer
         shown = f"JSON-RPC error {answer['error']['code']}: {answer['error']['message']}"
     elif result.get("isError"):
         shown = "isError: " + result["content"][0]["text"]
+    elif TEXT:
+        shown = "\n".join(part["text"] for part in result["content"] if part["type"] == "text")
     else:
         shown = pretty(result["structuredContent"])
     print(f"[{answer['id']}] {shown}")

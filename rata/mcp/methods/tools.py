@@ -134,21 +134,22 @@ def _run(
     present = index.presenters.get(spec.name)
     tool = index.tools[spec.name]
     # a tool whose result is shown as content of its own (text, an image), or its JSON
-    result = present(value) if present is not None else ok_result(value, tool, call.era, spec.returns)
+    result = present(value) if present is not None else ok_result(value, tool, call.era, spec.returns, index.texts.get(spec.name))
     config = ctx.app.mcp_config
     limit = config.result_tokens if config is not None else DEFAULT_RESULT_TOKENS
     if limit is not None:
-        refused = too_large(result, limit, spec.name, tool)
+        refused = too_large(result, limit, spec.name, tool, spec.name in index.texts)
         if refused is not None:
             return refused, "too-large"
     return result, "ok"
 
 
-def too_large(result: dict[str, Any], limit: int, name: str, tool: dict[str, Any]) -> dict[str, Any] | None:
+def too_large(result: dict[str, Any], limit: int, name: str, tool: dict[str, Any], own_text: bool = False) -> dict[str, Any] | None:
     """The error result to send instead of `result` when the model would read over `limit` tokens of it, else None.
 
     What counts: every text part (an embedded resource's text too) and `structuredContent`, which
-    is the JSON of the first text part (`ok_result`), so that part counts twice. Binary data
+    is the JSON of the first text part (`ok_result`), so that part counts twice; or, for a tool with
+    a text of its own (`own_text`, ``@command(text=...)``), the JSON of `structuredContent` itself. Binary data
     (an image, audio, a blob) is not counted: a model sees it as media, not as its base64, and
     `rata.content` bounds its size. A result whose characters could not reach the limit even
     at four bytes each is let through after one length check (`rata.tokens.could_exceed`)."""
@@ -161,7 +162,7 @@ def too_large(result: dict[str, Any], limit: int, name: str, tool: dict[str, Any
         if isinstance(text, str):
             texts.append(text)
     if "structuredContent" in result and texts:
-        texts.append(texts[0])
+        texts.append(_TEXT(result["structuredContent"]) if own_text else texts[0])
     if not tokens.could_exceed(sum(map(len, texts)), limit):
         return None
     size = sum(map(tokens.estimate, texts))
@@ -246,15 +247,17 @@ def _show(value: Any, limit: int) -> str:
     return visible(text, limit)
 
 
-def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None = None) -> dict[str, Any]:
+def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None = None, text: Any = None) -> dict[str, Any]:
     """structuredContent (wrapped under "result" for 2025-11-25 when not an object) plus the same JSON as text
-    (a string as itself); for a command that returns content parts (`returns`, `rata.content`), the parts after it.
+    (a string as itself), or the command's own rendering of it (`text`, ``@command(text=...)``); for a command
+    that returns content parts (`returns`, `rata.content`), the parts after it.
 
     The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
     if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
         return _content_result(value, tool, era, returns)
-    result: dict[str, Any] = {"content": [{"type": "text", "text": value if value.__class__ is str else _TEXT(value)}]}
+    shown = text(value) if text is not None else value if value.__class__ is str else _TEXT(value)
+    result: dict[str, Any] = {"content": [{"type": "text", "text": shown}]}
     output_schema = tool.get("outputSchema")
     if output_schema is None:
         return result
