@@ -553,3 +553,19 @@ def test_adding_a_dev_tool_is_one_declaration_and_the_page_names_what_exists() -
     named = re.findall(r"`tools\.(\w+)`", text)
     assert named and all(callable(getattr(tools, name)) for name in named), named
     assert (ROOT / "tests" / "dev_server" / "test_tools.py").is_file() and "tests/dev_server/test_tools.py" in text
+
+
+# --- budgets ---------------------------------------------------------------------------------------------
+
+
+def test_the_budget_section_is_the_code_and_its_note_is_what_the_tool_writes() -> None:
+    from rata.dev_server import budget
+
+    assert (budget.DEFAULT_TOKENS, budget.MIN_TOKENS, budget.MAX_TOKENS) == (10_000, 1_000, 25_000)
+    text = section("## Budgets and the next part")
+    note = budget.cut_note("4 commands up to 'customers_index'", "2 more", 10_000, "list_commands", {"after": "customers_index", "budget_tokens": None})
+    assert f"```text\n{note}\n```" in text
+    flat_text = flat(text)
+    assert "**The default budget is 10,000 tokens**" in flat_text and "`rata mcp dev --budget-tokens N`" in flat_text
+    assert "from 1,000 to 25,000" in flat_text
+    assert "(`next_after` above)" in flat_text

@@ -134,7 +134,17 @@ def _run(
     present = index.presenters.get(spec.name)
     tool = index.tools[spec.name]
     # a tool whose result is shown as content of its own (text, an image), or its JSON
-    result = present(value) if present is not None else ok_result(value, tool, call.era, spec.returns, index.texts.get(spec.name))
+    text = index.texts.get(spec.name)
+    if present is not None:
+        result = present(value)
+    elif text is None:
+        result = ok_result(value, tool, call.era, spec.returns)
+    else:
+        try:
+            result = ok_result(value, tool, call.era, spec.returns, text)
+        except Exception as error:  # noqa: BLE001 - the app's text= function: its failure is the call's, logged with its traceback
+            log.exception("tool %s: its text= function failed", spec.name)
+            return error_result(f"{spec.name} failed: its text= function raised {type(error).__name__}: {_message(error)}"), "error"
     config = ctx.app.mcp_config
     limit = config.result_tokens if config is not None else DEFAULT_RESULT_TOKENS
     if limit is not None:
@@ -256,13 +266,21 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
     if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
         return _content_result(value, tool, era, returns)
-    shown = text(value) if text is not None else value if value.__class__ is str else _TEXT(value)
+    shown = _own_text(text, value) if text is not None else value if value.__class__ is str else _TEXT(value)
     result: dict[str, Any] = {"content": [{"type": "text", "text": shown}]}
     output_schema = tool.get("outputSchema")
     if output_schema is None:
         return result
     result["structuredContent"] = {RESULT_KEY: value} if era == "legacy" and needs_wrapping(output_schema) else value
     return result
+
+
+def _own_text(text: Any, value: Any) -> str:
+    """A command's own text for `value` (its JSON, as `structuredContent` carries it); a TypeError when it is not a str."""
+    shown = text(value)
+    if shown.__class__ is not str:
+        raise TypeError(f"it returned {type(shown).__name__}, not str: return the text a model reads")
+    return shown  # type: ignore[no-any-return]
 
 
 def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:
