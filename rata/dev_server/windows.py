@@ -20,11 +20,12 @@ from typing import Annotated, Any, Literal, TypedDict
 from rata.command_spec import command
 from rata.context import Ctx
 from rata.dev_server import budget
+from rata.dev_server.calls_answer import CallList, call_row, calls_text, fit_calls
 from rata.dev_server.snapshot_answer import MAX_FROM_LINE, lines_to_ask, snapshot_text
-from rata.dev_server.shapes import NamedValue, named_values
 from rata.errors import RataError
 from rata.typemodel import Field
 from rata.windows.adapter import WindowInfo
+from rata.windows.calls import CALL_LOG_SIZE
 
 ABILITY = "dev.windows"
 ACT_ABILITY = "dev.act"
@@ -78,7 +79,17 @@ def present_screenshot(value: Any) -> dict[str, Any]:
     return {"content": [{"type": "image", "data": value["png"], "mimeType": "image/png"}, {"type": "text", "text": caption}]}
 
 
-@command(can=ABILITY, read_only=True)
+def windows_text(windows: list[WindowInfo]) -> str:
+    """One line a window: ``main "CRM" route / 1024x720 shown``."""
+    if not windows:
+        return "The debug build has no windows open."
+    return "\n".join(
+        f"{w['label']} {json.dumps(w['title'], ensure_ascii=False)} route {w['route']} {w['width']}x{w['height']} {'shown' if w['shown'] else 'hidden'}"
+        for w in windows
+    )
+
+
+@command(can=ABILITY, read_only=True, text=windows_text)
 def app_windows(ctx: Ctx) -> list[WindowInfo]:
     """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
     return [WindowInfo(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
@@ -167,28 +178,24 @@ def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
     return Screenshot(**_bridge(ctx, "screenshot", window=window))  # type: ignore[typeddict-item]
 
 
-class CallRow(TypedDict):
-    """A command a window called, as the debug build logged it (secret arguments left out, long values cut;
-    each argument a name and a value, a list or object value as its JSON text)."""
-
-    seq: int
-    window: str
-    command: str
-    kind: str
-    args: list[NamedValue]
-    started: str
-    ms: float
-    ok: bool
-    error: str | None
-
-
-@command(can=ABILITY, read_only=True)
-def app_calls(ctx: Ctx, window: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[CallRow]:
+@command(can=ABILITY, read_only=True, text=calls_text)
+def app_calls(
+    ctx: Ctx,
+    window: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=CALL_LOG_SIZE)] = 20,
+    before: Annotated[int, Field(ge=1)] | None = None,
+    budget_tokens: budget.BudgetTokens | None = None,
+) -> CallList:
     """The commands the windows of the developer's running debug build called recently, newest last: command, window, duration, ok or the error.
 
     Args:
         window: Only this window's calls (default: every window).
         limit: How many of the latest calls.
+        before: Only calls older than this one (a call's seq: the answer's next_before, to get the older ones).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
-    rows = _bridge(ctx, "calls", window=window, limit=limit)
-    return [CallRow(**{**row, "args": named_values(row.get("args") or {})}) for row in rows]  # type: ignore[typeddict-item]
+    tokens = budget.budget_of(ctx, budget_tokens)
+    rows = [call_row(row) for row in _bridge(ctx, "calls", window=window, limit=min(limit + 1, CALL_LOG_SIZE), before=before)]
+    older = len(rows) > limit
+    arguments = {"window": window, "limit": limit, "budget_tokens": budget_tokens}
+    return fit_calls(rows[-limit:], older, tokens, arguments)
