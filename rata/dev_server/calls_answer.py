@@ -82,7 +82,8 @@ def fit_calls(rows: list[CallRow], older: bool, limit: int, arguments: dict[str,
         what = f"the newest {shown} calls, from #{calls[0]['seq']}"
         note = budget.cut_note(what, "older calls", limit, "app_calls", {**arguments, "before": next_before})
         if shown == len(rows):  # `limit` stopped it, not the budget
-            note = f"This shows {what} (limit {arguments['limit']}); older calls are left. Get them with {budget.next_call('app_calls', {**arguments, 'before': next_before})}."
+            rest = budget.next_call("app_calls", {**arguments, "before": next_before})
+            note = f"This shows {what} (limit {arguments['limit']}); older calls are left. Get them with {rest}."
     if shortened:
         note = (note + " " if note else "") + f"Call #{calls[-1]['seq']} was larger than the whole budget: its long values are shortened in the middle."
     return CallList(calls=calls, next_before=next_before, note=note)
@@ -90,7 +91,10 @@ def fit_calls(rows: list[CallRow], older: bool, limit: int, arguments: dict[str,
 
 def _shortened(row: CallRow, chars: int) -> CallRow:
     each = max(20, chars // (len(row["args"]) + 2))
-    args = [NamedValue(name=budget.shorten(a["name"], 60), value=budget.shorten(a["value"], each) if isinstance(a["value"], str) else a["value"]) for a in row["args"]]
+    args = [
+        NamedValue(name=budget.shorten(a["name"], 60), value=budget.shorten(a["value"], each) if isinstance(a["value"], str) else a["value"])
+        for a in row["args"]
+    ]
     error = budget.shorten(row["error"], each) if row["error"] else row["error"]
     return CallRow(**{**row, "args": args, "error": error, "command": budget.shorten(row["command"], 200)})  # type: ignore[typeddict-item]
 

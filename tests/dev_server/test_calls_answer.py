@@ -101,8 +101,9 @@ def dev() -> AgentClient:
 
 FRACTIONS = st.floats().filter(lambda number: not number.is_integer())  # 3.0 is the whole number 3 in JSON Schema
 NOT_A_WHOLE_NUMBER = st.one_of(
-    st.text(max_size=20), FRACTIONS, st.booleans(), st.none(), st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2)
-)
+    st.text(max_size=20), FRACTIONS, st.booleans(), st.none(), st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)  # fmt: skip
 
 
 @settings(max_examples=60, deadline=None)
@@ -128,7 +129,7 @@ def test_a_good_from_line_or_before_reaches_the_debug_build(dev: AgentClient, fr
 
 
 @pytest.mark.parametrize("before", [0, -1, 1.5, "12", True, [3], 2**70])
-def test_the_bridge_refuses_a_before_that_is_not_a_whole_number_or_finds_nothing_below_it(before: Any):
+def test_the_bridge_refuses_a_before_that_is_not_a_whole_number_or_lists_the_calls_below_it(before: Any):
     bridge = DevBridge(Host(5))
     answer = json.loads(bridge.handle_line(json.dumps({"id": 1, "method": "calls", "params": {"before": before}}).encode()))
     if isinstance(before, int) and not isinstance(before, bool):

@@ -136,6 +136,24 @@ def test_following_from_line_shows_an_18000_element_page_line_by_line_once_each_
         assert tokens.estimate(clicked.text) <= budget.DEFAULT_TOKENS
         assert 'Get them with window_snapshot {"window": "main", "from_line": ' in clicked.text
 
+        table = next(index for index, line in enumerate(every_line) if line.startswith("- table [ref="))
+        after = every_line.index(next(line for line in every_line if line.startswith('- button "After the table"')))
+        root = re.search(r"\[ref=(e\d+)\]", every_line[table]).group(1)  # type: ignore[union-attr]
+        subtree: list[str] = []
+        arguments = {"root": root}
+        while True:  # the table alone, part by part: the same lines as in the whole rendering
+            text = agent.call("window_snapshot", arguments).text
+            assert tokens.estimate(text) <= budget.DEFAULT_TOKENS
+            subtree += tree_lines(text)
+            note = NOTE.search(text)
+            if note is None:
+                break
+            arguments = json.loads(note.group(1))
+            assert arguments == {"window": "main", "root": root, "from_line": len(subtree) + 1}
+        assert subtree == every_line[table:after]
+        stale = agent.call("window_snapshot", {"root": "e99999999"})
+        assert stale.is_error and "Ref e99999999 is not in the latest snapshot" in stale.text
+
         past = agent.call("window_snapshot", {"from_line": len(every_line) + 1})
         assert past.is_error and f"from_line {len(every_line) + 1:,} is past the end of the snapshot" in past.text
         small = agent.call("window_snapshot", {"budget_tokens": budget.MIN_TOKENS})
