@@ -26,8 +26,8 @@ from rata.errors import RataError
 MIN_LINE_TOKENS = 3
 """The fewest tokens a line can cost: the shortest, ``- img`` (5 bytes), estimates 2, plus its line break."""
 MAX_FROM_LINE = 10_000_000
-HEAD_CHARS = 200
-"""A title or route is cut to this many characters (the page's own text cuts names and texts at 200)."""
+HEAD_CHARS = 120
+"""A title or route is cut to this many characters, so the head stays small even in a budget of `budget.MIN_TOKENS`."""
 
 
 class PastTheEnd(RataError):
@@ -67,7 +67,7 @@ def snapshot_text(snap: dict[str, Any], limit: int, arguments: dict[str, Any], i
             f"from_line {first:,} is past the end of the snapshot: window {snap.get('window')!r} now shows {total:,} lines.",
             hint="Take the snapshot from the start (window_snapshot without from_line): the page may have changed since the part that named this line.",
         )
-    head = ([intro, ""] if intro else []) + [head_of(snap)]
+    head = ([budget.shorten(intro, limit // 6), ""] if intro else []) + [head_of(snap)]  # under a quarter of the budget
     showing = showing_of(snap, limit)
     worst_note = _note(first, first + len(lines), total, limit, arguments, shortened=True)
     fixed = "\n".join([*head, "lines 1 to 1 of about 1:", "", *showing, "", worst_note])
@@ -75,7 +75,7 @@ def snapshot_text(snap: dict[str, Any], limit: int, arguments: dict[str, Any], i
     shown = budget.take(lines, fit, str)
     shortened = False
     if shown == 0 and lines:  # one line longer than the whole budget (nested thousands deep): cut in the middle
-        lines[0] = budget.shorten(lines[0], max(40, fit.room() * tokens.BYTES_PER_TOKEN // tokens.MAX_BYTES_PER_CHAR))
+        lines[0] = budget.shorten(lines[0], max(100, fit.room() * tokens.BYTES_PER_TOKEN // tokens.MAX_BYTES_PER_CHAR))
         shown, shortened = 1, True
     last = first + shown - 1
     cut = last < total or shortened

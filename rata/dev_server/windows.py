@@ -154,8 +154,7 @@ def window_act(
     ran = ", ".join(result.get("calls") or []) or "no commands"
     settled = f"did not settle within {result['waited_ms']} ms" if result.get("timed_out") else f"settled after {result['waited_ms']} ms"
     lines.append(f"Ran: {ran}; the page {settled}.")
-    intro = budget.shorten("\n".join(lines), limit // 10 * 3)
-    return snapshot_text(result["snapshot"], limit, {"window": window, "budget_tokens": budget_tokens}, intro=intro)
+    return snapshot_text(result["snapshot"], limit, {"window": window, "budget_tokens": budget_tokens}, intro="\n".join(lines))
 
 
 class Screenshot(TypedDict):

@@ -173,14 +173,22 @@ def snap(text: str, **fields: Any) -> dict[str, Any]:
         ("a line nested ten thousand deep", {"text": " " * 20_000 + "- button [ref=e1]"}),
         ("a hundred thousand short lines", {"text": "\n".join(["- img"] * 100_000)}),
         ("long lines of four-byte characters", {"text": "\n".join(["- text: " + "\U0001f600" * 200] * 5000)}),
+        (
+            "everything at once, in four-byte characters, after an action that said a lot",
+            {"title": "\U0001f600" * 5000, "route": "/" + "\U0001f600" * 5000, "showing": ["\U0001f600" * 200] * 16,
+             "text": "\n".join(["- text: " + "\U0001f600" * 200] * 50), "intro": "Did: " + "\U0001f600" * 100_000},
+        ),  # fmt: skip
     ],
 )
 @pytest.mark.parametrize("limit", [budget.MIN_TOKENS, budget.DEFAULT_TOKENS, budget.MAX_TOKENS])
 def test_a_hostile_snapshot_still_fits_its_budget(case: str, fields: dict[str, Any], limit: int):
+    fields = dict(fields)
+    intro = fields.pop("intro", "")
     given = snap(fields.pop("text", "- heading [level=1]"), **fields)
-    text = snapshot_text(given, limit, {"window": "main"})
+    text = snapshot_text(given, limit, {"window": "main"}, intro=intro)
     assert tokens.estimate(text) <= limit, case
-    assert "- " in text.split("\n\n")[1], f"{case}: no line of the tree shown"
+    first = given["text"].split("\n")[0].lstrip()
+    assert first[:8] in text.split("title: ", 1)[1], f"{case}: no line of the tree shown"
 
 
 def test_a_line_longer_than_the_whole_budget_is_shortened_and_the_note_says_so():
