@@ -6,7 +6,8 @@ It runs `rata dev --headless` on bench/window_app (a table of 2,000 rows, 9 elem
 and a "Ping" button that calls a command), and `rata mcp dev` for the same app, and times
 through the MCP server on stdio, end to end as an agent sees it:
 
-1. ``window_snapshot``: the whole page walked, cut at 1,000 lines (median of --runs).
+1. ``window_snapshot``: the page walked, cut at a line to fit the default token budget, 10,000
+   (median of --runs); its answer's size in bytes and estimated tokens is recorded too.
 2. ``window_act`` click on "Ping": the click, the command it calls, the wait until the page
    has settled (nothing in flight and 350 ms without a change), and the new snapshot.
 
@@ -24,6 +25,9 @@ import time
 from pathlib import Path
 
 from common import BIN, RESULTS, ROOT, BenchError, Scratch, git_state, machine
+from rata import tokens
+from rata.dev_server import budget
+from rata.dev_server.snapshot_answer import lines_to_ask
 from shim_bench import start_in_background
 from stdio_client import StdioClient
 
@@ -59,9 +63,10 @@ def main() -> None:
             if index >= 2:
                 snapshots.append(elapsed)
         lines = text.split("\n\n", 1)[1].splitlines()
-        more = re.search(r"(\d[\d,]*) more lines", text)
-        if more is None or len([line for line in lines if line.startswith(("-", " "))]) < 990:
-            raise BenchError(f"the snapshot was not cut at 1,000 lines as expected:\n{text[:300]}\n...\n{text[-300:]}")
+        more = re.search(r'about (\d[\d,]*) more lines did not fit\. Get them with window_snapshot \{"window": "main", "from_line": \d+\}', text)
+        if more is None or len([line for line in lines if line.startswith(("-", " "))]) < 100 or tokens.estimate(text) > budget.DEFAULT_TOKENS:
+            raise BenchError(f"the snapshot was not cut to the 10,000-token budget as expected:\n{text[:300]}\n...\n{text[-300:]}")
+        answer_size = {"bytes": len(text.encode("utf-8")), "tokens": tokens.estimate(text)}
         acts: list[float] = []
         for index in range(2 + options.runs):
             ping = re.search(r'button "Ping" \[ref=(e\d+)\]', text)
@@ -87,6 +92,7 @@ def main() -> None:
         "git": git_state(),
         "machine": machine(),
         "page": "bench/window_app: 2,000 rows x 9 elements = 18,000 elements",
+        "window_snapshot_answer": answer_size,
         "window_snapshot_s": {"median": statistics.median(snapshots), "min": min(snapshots), "max": max(snapshots), "runs": snapshots},
         "bridge_snapshot_s": {"median": statistics.median(direct), "min": min(direct), "max": max(direct)},
         "window_act_s": {"median": statistics.median(acts), "min": min(acts), "max": max(acts), "runs": acts},
@@ -105,6 +111,7 @@ def main() -> None:
     for key, label in rows:
         row = results[key]
         print(f"| {label} | {ms(row['median'])} | {ms(row['min'])} | {ms(row['max'])} |")
+    print(f"\nThe window_snapshot answer: {answer_size['bytes']:,} bytes, about {answer_size['tokens']:,} tokens.")
     verdict = "met" if results["window_snapshot_s"]["median"] < SNAPSHOT_TARGET_S else "NOT met"
     print(f"\nTarget: window_snapshot under {ms(SNAPSHOT_TARGET_S)} end to end: {verdict}.")
 
@@ -120,7 +127,7 @@ def _direct_snapshots(scratch: Scratch, runs: int) -> list[float]:
     try:
         for index in range(2 + runs):
             started = time.perf_counter()
-            connection.send(json.dumps({"id": index, "method": "snapshot", "params": {"window": "main"}}).encode() + b"\n")
+            connection.send(json.dumps({"id": index, "method": "snapshot", "params": {"window": "main", "max_lines": lines_to_ask(budget.DEFAULT_TOKENS)}}).encode() + b"\n")
             answer = json.loads(connection.rfile.readline())
             if "result" not in answer:
                 raise BenchError(f"the bridge failed: {answer}")

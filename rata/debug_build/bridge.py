@@ -8,8 +8,11 @@ sends one request a line; each gets one answer a line::
     -> {"id": 1, "method": "snapshot", "params": {"window": "main"}}
     <- {"id": 1, "result": {...}}                 or  {"id": 1, "error": {"message": ..., "hint": ...}}
 
-Methods: ``windows``, ``snapshot {window}``, ``act {window, action, ref?, text?, key?,
-values?, url?, submit?}``, ``screenshot {window}``, ``calls {window?, limit?}``.
+Methods: ``windows``, ``snapshot {window, from_line?, max_lines?, root?}``, ``act {window,
+action, ref?, text?, key?, values?, url?, submit?, max_lines?}``, ``screenshot {window}``,
+``calls {window?, limit?, before?}``. A snapshot holds lines ``from_line + 1`` to ``max_lines``
+of the page's rendering (the client asks for no more than it can show), with ``total_lines``
+(those past ``max_lines`` estimated) and ``truncated_lines`` (how many of them it left out).
 
 The bridge owns what the page cannot know: the ref numbering of each window (so a ref is
 never reused, even across reloads), and when a page has settled after an action (no command
@@ -33,6 +36,8 @@ from rata.logs import LazyLogger
 log = LazyLogger("rata.debug_build")
 
 MAX_LINES = 1000
+"""The lines of a snapshot when the client does not say (`rata mcp dev` asks for what fits its budget)."""
+MAX_LINES_ASKED = 100_000
 MAX_TEXT = 200
 SETTLE_TIMEOUT = 2.0
 SETTLE_MIN = 0.1
@@ -93,8 +98,8 @@ class DevBridge:
     def do_windows(self) -> list[dict[str, Any]]:
         return self.host.windows()
 
-    def do_snapshot(self, window: str = "main") -> dict[str, Any]:
-        return self._snapshot(self._window(window), window)
+    def do_snapshot(self, window: str = "main", from_line: int = 0, max_lines: int = MAX_LINES, root: str | None = None) -> dict[str, Any]:
+        return self._snapshot(self._window(window), window, from_line=from_line, max_lines=max_lines, root=root)
 
     def do_act(
         self,
@@ -106,6 +111,7 @@ class DevBridge:
         values: list[str] | None = None,
         url: str | None = None,
         submit: bool = False,
+        max_lines: int = MAX_LINES,
     ) -> dict[str, Any]:
         target = self._window(window)
         if action not in ACTIONS:
@@ -139,7 +145,7 @@ class DevBridge:
             "waited_ms": settled[0],
             "timed_out": settled[1],
             "calls": calls,
-            "snapshot": self._snapshot(target, window),
+            "snapshot": self._snapshot(target, window, max_lines=max_lines),
         }
 
     def do_screenshot(self, window: str = "main") -> dict[str, Any]:
@@ -147,11 +153,12 @@ class DevBridge:
         width, height = png_size(png)
         return {"window": window, "width": width, "height": height, "png": base64.b64encode(png).decode("ascii")}
 
-    def do_calls(self, window: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    def do_calls(self, window: str | None = None, limit: int = 20, before: int | None = None) -> list[dict[str, Any]]:
         if window is not None:
             self._window(window)
-        limit = max(1, min(int(limit), 200))
-        records = [record for record in self.host.calls if window is None or record.window == window]
+        limit = max(1, min(_whole(limit, "limit"), 200))
+        below = None if before is None else _whole(before, "before")
+        records = [r for r in self.host.calls if (window is None or r.window == window) and (below is None or r.seq < below)]
         return [
             {
                 "seq": r.seq,
@@ -175,13 +182,20 @@ class DevBridge:
         except WindowError as error:
             raise BridgeError(error.message, hint=error.hint) from None
 
-    def _snapshot(self, window: Any, label: str) -> dict[str, Any]:
+    def _snapshot(self, window: Any, label: str, from_line: int = 0, max_lines: int = MAX_LINES, root: str | None = None) -> dict[str, Any]:
+        from_line, max_lines = _whole(from_line, "from_line"), _whole(max_lines, "max_lines")
+        if not 0 <= from_line <= MAX_LINES_ASKED * 100 or not 1 <= max_lines <= MAX_LINES_ASKED:
+            raise BridgeError(f"from_line {from_line} or max_lines {max_lines} is out of range.", hint=f"from_line from 0, max_lines 1 to {MAX_LINES_ASKED:,}.")
+        if root is not None and not isinstance(root, str):
+            raise BridgeError("root is a ref, like e12.")
         with self._lock:
             base = self._next_ref.get(label, 1)
-        options = {"maxLines": MAX_LINES, "maxText": MAX_TEXT, "refBase": base}
+        options = {"maxLines": from_line + max_lines, "maxText": MAX_TEXT, "refBase": base, "fromLine": from_line, "moreLine": False, "root": root}
         snap = window.eval_json(f"window.__rata_dev.snapshot({json.dumps(options)})")
         if not isinstance(snap, dict):
             raise WindowError(f"The page script is not in window {label!r}; is this a `rata dev` build?")
+        if snap.get("ok") is False:
+            raise BridgeError(str(snap.get("error") or "The page could not take that snapshot."))
         with self._lock:
             self._next_ref[label] = max(self._next_ref.get(label, 1), int(snap.get("nextRef") or base))
         info = window.info()
@@ -191,6 +205,8 @@ class DevBridge:
             "route": info["route"],
             "text": snap.get("text", ""),
             "lines": snap.get("lines", 0),
+            "from_line": snap.get("fromLine", 0),
+            "total_lines": snap.get("totalLines", 0),
             "truncated_lines": snap.get("truncatedLines", 0),
             "showing": snap.get("showing") or [],
             "viewport": snap.get("viewport") or {},
@@ -224,6 +240,13 @@ class DevBridge:
     def _last_seq(self) -> int:
         calls = list(self.host.calls)
         return calls[-1].seq if calls else 0
+
+
+def _whole(value: Any, name: str) -> int:
+    """`value` as a whole number, or `BridgeError` naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BridgeError(f"{name} is a whole number, not {value!r}.")
+    return value
 
 
 def _call_line(record: Any) -> str:

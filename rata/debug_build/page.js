@@ -10,14 +10,20 @@
  * synchronous and returns plain JSON, so any webview that can evaluate a script and read
  * back JSON can drive it; waiting happens in the host, by polling settleState().
  *
- *   __rata_dev.snapshot({maxLines: 1000, maxText: 200, refBase: N, root: "eN"})
- *       -> {doc, url, title, text, lines, truncatedLines, nextRef, viewport: {w, h, dpr},
- *           showing: [...], dialogs: N}
+ *   __rata_dev.snapshot({maxLines: 1000, maxText: 200, refBase: N, root: "eN", fromLine: 0, moreLine: true})
+ *       -> {doc, url, title, text, lines, fromLine, totalLines, truncatedLines, nextRef,
+ *           viewport: {w, h, dpr}, showing: [...], dialogs: N}
  *       The page as an accessibility tree, one node a line (roles, names, states), with
  *       [ref=eN] on what an agent can point at. Refs are numbered from refBase, which the
  *       host keeps per window (the largest nextRef it has seen), so a ref is never given
  *       to two elements in one window, even across navigations. Only refs of the latest
  *       snapshot of this document resolve. `root` limits the snapshot to one ref's subtree.
+ *       `fromLine` leaves out the first fromLine lines (rendered to count them and number
+ *       their refs, not returned): the text holds lines fromLine+1 to maxLines, so a host
+ *       gets a long page part by part, asking for no more than it can show. Refs of the
+ *       earlier parts still resolve. totalLines counts every line, the ones past maxLines
+ *       estimated (their names are not computed); truncatedLines is how many of them were
+ *       not returned, and the text ends with a line saying so unless moreLine is false.
  *
  *   __rata_dev.act({kind, ref, text, key, values, url, submit})
  *       kind: "click" | "type" | "press" | "select" | "navigate"
@@ -633,9 +639,10 @@
   var latest = new Map();
   var counter = 1;
 
-  function Renderer(maxLines, maxText, refBase) {
+  function Renderer(maxLines, maxText, refBase, fromLine) {
     this.lines = [];
     this.count = 0;
+    this.fromLine = fromLine;
     this.maxLines = maxLines;
     this.maxText = maxText;
     this.refs = new Map();
@@ -644,7 +651,7 @@
 
   Renderer.prototype.emit = function (indent, text) {
     this.count++;
-    if (this.count <= this.maxLines) this.lines.push(indent + text);
+    if (this.count > this.fromLine && this.count <= this.maxLines) this.lines.push(indent + text);
   };
 
   Renderer.prototype.full = function () { return this.count >= this.maxLines; };
@@ -720,7 +727,8 @@
     options = options || {};
     var maxLines = options.maxLines > 0 ? options.maxLines : 1000;
     var maxText = options.maxText > 0 ? options.maxText : 200;
-    var renderer = new Renderer(maxLines, maxText, options.refBase || 1);
+    var fromLine = options.fromLine > 0 ? Math.min(Math.floor(options.fromLine), maxLines) : 0;
+    var renderer = new Renderer(maxLines, maxText, options.refBase || 1, fromLine);
     focusedElement = deepActiveElement();
     owned = ownedElements();
     gridCache = new Map();
@@ -739,16 +747,16 @@
     renderer.items(tidy(top), "");
     owned = null;
     gridCache = null;
-    var more = renderer.count - renderer.lines.length;
+    var more = Math.max(0, renderer.count - Math.max(fromLine, maxLines));
     var lines = renderer.lines;
-    if (more > 0) lines = lines.concat(["# " + ELLIPSIS + " " + more + " more lines not shown (limit " + maxLines + ")"]);
-    if (!lines.length) lines = ["# the page shows nothing"];
-    if (options.root) {
+    if (more > 0 && options.moreLine !== false) lines = lines.concat(["# " + ELLIPSIS + " " + more + " more lines not shown (limit " + maxLines + ")"]);
+    if (!lines.length && !fromLine) lines = ["# the page shows nothing"];
+    if (options.root || fromLine) {
       latest.forEach(function (el, ref) { if (!renderer.refs.has(ref) && el.isConnected) renderer.refs.set(ref, el); });
     }
     latest = renderer.refs;
     return {ok: true, doc: docId, url: location.href, title: document.title, text: lines.join("\n"), lines: renderer.lines.length,
-      truncatedLines: more > 0 ? more : 0, nextRef: counter, viewport: {w: innerWidth, h: innerHeight, dpr: devicePixelRatio},
+      fromLine: fromLine, totalLines: renderer.count, truncatedLines: more, nextRef: counter, viewport: {w: innerWidth, h: innerHeight, dpr: devicePixelRatio},
       showing: showing(), dialogs: dialogSeq};
   }
 

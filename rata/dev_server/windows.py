@@ -19,10 +19,13 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from rata.command_spec import command
 from rata.context import Ctx
-from rata.dev_server.shapes import NamedValue, named_values
+from rata.dev_server import budget
+from rata.dev_server.calls_answer import CallList, call_row, calls_text, fit_calls
+from rata.dev_server.snapshot_answer import MAX_FROM_LINE, lines_to_ask, snapshot_text
 from rata.errors import RataError
 from rata.typemodel import Field
 from rata.windows.adapter import WindowInfo
+from rata.windows.calls import CALL_LOG_SIZE
 
 ABILITY = "dev.windows"
 ACT_ABILITY = "dev.act"
@@ -76,23 +79,44 @@ def present_screenshot(value: Any) -> dict[str, Any]:
     return {"content": [{"type": "image", "data": value["png"], "mimeType": "image/png"}, {"type": "text", "text": caption}]}
 
 
-@command(can=ABILITY, read_only=True)
+def windows_text(windows: list[WindowInfo]) -> str:
+    """One line a window: ``main "CRM" route / 1024x720 shown``."""
+    if not windows:
+        return "The debug build has no windows open."
+    return "\n".join(
+        f"{w['label']} {json.dumps(w['title'], ensure_ascii=False)} route {w['route']} {w['width']}x{w['height']} {'shown' if w['shown'] else 'hidden'}"
+        for w in windows
+    )
+
+
+@command(can=ABILITY, read_only=True, text=windows_text)
 def app_windows(ctx: Ctx) -> list[WindowInfo]:
     """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
     return [WindowInfo(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
 
 
+FromLine = Annotated[int, Field(ge=1, le=MAX_FROM_LINE)]
+
+
 @command(can=ABILITY, read_only=True, present=present_text)
-def window_snapshot(ctx: Ctx, window: str = "main") -> str:
+def window_snapshot(
+    ctx: Ctx, window: str = "main", from_line: FromLine = 1, root: str | None = None, budget_tokens: budget.BudgetTokens | None = None
+) -> str:
     """A window of the developer's running debug build, with their data, as they see it: its route, then its
     accessibility tree (roles, names, states, [ref=eN] on what can be acted on), then the live queries it shows.
 
-    Refs from this snapshot are what window_act takes. Long pages are cut at 1,000 lines.
+    Refs from this snapshot are what window_act takes. A long page is cut at a line to fit the budget; the
+    answer ends with the call that shows the next lines (from_line), or narrow it to one element (root).
 
     Args:
         window: The window's label, from app_windows.
+        from_line: The snapshot's line to start at (the cut answer's note names it), 1 for the top.
+        root: Only this element's subtree: a ref from the latest snapshot, like e12.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
-    return format_snapshot(_bridge(ctx, "snapshot", window=window))
+    limit = budget.budget_of(ctx, budget_tokens)
+    snap = _bridge(ctx, "snapshot", window=window, from_line=from_line - 1, max_lines=lines_to_ask(limit), root=root)
+    return snapshot_text(snap, limit, {"window": window, "root": root, "budget_tokens": budget_tokens})
 
 
 @command(can=ACT_ABILITY, present=present_text)
@@ -104,6 +128,7 @@ def window_act(
     text: str | None = None,
     key: str | None = None,
     url: str | None = None,
+    budget_tokens: budget.BudgetTokens | None = None,
 ) -> str:
     """Act in a window of the running debug build (click, type, press a key, select an option, navigate), wait for
     the page to settle, then say what ran and show the new snapshot.
@@ -118,8 +143,10 @@ def window_act(
         text: What to type, or the option to select.
         key: The key to press.
         url: Where to go, within the app (like /customers).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
-    result = _bridge(ctx, "act", window=window, action=action, ref=ref, text=text, key=key, url=url)
+    limit = budget.budget_of(ctx, budget_tokens)
+    result = _bridge(ctx, "act", window=window, action=action, ref=ref, text=text, key=key, url=url, max_lines=lines_to_ask(limit))
     lines = [f"Did: {result['did']}"]
     if result.get("warning"):
         lines.append(f"Warning: {result['warning']}")
@@ -127,7 +154,7 @@ def window_act(
     ran = ", ".join(result.get("calls") or []) or "no commands"
     settled = f"did not settle within {result['waited_ms']} ms" if result.get("timed_out") else f"settled after {result['waited_ms']} ms"
     lines.append(f"Ran: {ran}; the page {settled}.")
-    return "\n".join(lines) + "\n\n" + format_snapshot(result["snapshot"])
+    return snapshot_text(result["snapshot"], limit, {"window": window, "budget_tokens": budget_tokens}, intro="\n".join(lines))
 
 
 class Screenshot(TypedDict):
@@ -150,39 +177,24 @@ def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
     return Screenshot(**_bridge(ctx, "screenshot", window=window))  # type: ignore[typeddict-item]
 
 
-class CallRow(TypedDict):
-    """A command a window called, as the debug build logged it (secret arguments left out, long values cut;
-    each argument a name and a value, a list or object value as its JSON text)."""
-
-    seq: int
-    window: str
-    command: str
-    kind: str
-    args: list[NamedValue]
-    started: str
-    ms: float
-    ok: bool
-    error: str | None
-
-
-@command(can=ABILITY, read_only=True)
-def app_calls(ctx: Ctx, window: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[CallRow]:
+@command(can=ABILITY, read_only=True, text=calls_text)
+def app_calls(
+    ctx: Ctx,
+    window: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=CALL_LOG_SIZE)] = 20,
+    before: Annotated[int, Field(ge=1)] | None = None,
+    budget_tokens: budget.BudgetTokens | None = None,
+) -> CallList:
     """The commands the windows of the developer's running debug build called recently, newest last: command, window, duration, ok or the error.
 
     Args:
         window: Only this window's calls (default: every window).
         limit: How many of the latest calls.
+        before: Only calls older than this one (a call's seq: the answer's next_before, to get the older ones).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
-    rows = _bridge(ctx, "calls", window=window, limit=limit)
-    return [CallRow(**{**row, "args": named_values(row.get("args") or {})}) for row in rows]  # type: ignore[typeddict-item]
-
-
-def format_snapshot(snap: dict[str, Any]) -> str:
-    """``window`` and ``route`` first, then the tree, then what the page is showing."""
-    head = f"window: {snap['window']}  route: {snap['route']}  title: {snap['title']}"
-    parts = [head, "", snap["text"].rstrip("\n")]
-    showing = snap.get("showing") or []
-    if showing:
-        parts += ["", "showing (live queries, newest first):", *(f"- {line}" for line in showing)]
-    return "\n".join(parts) + "\n"
-
+    tokens = budget.budget_of(ctx, budget_tokens)
+    rows = [call_row(row) for row in _bridge(ctx, "calls", window=window, limit=min(limit + 1, CALL_LOG_SIZE), before=before)]
+    older = len(rows) > limit
+    arguments = {"window": window, "limit": limit, "budget_tokens": budget_tokens}
+    return fit_calls(rows[-limit:], older, tokens, arguments)

@@ -94,6 +94,24 @@ def test_a_subtree_snapshot_by_ref_keeps_the_other_refs_usable(page: Page):
     assert page.act(kind="click", ref=add)["ok"]
 
 
+def test_parts_from_a_line_join_into_the_whole_rendering_and_every_parts_refs_resolve(page: Page):
+    page.open("/bounds.html")
+    whole = page.snapshot(maxLines=100_000)
+    assert whole["truncatedLines"] == 0 and whole["totalLines"] == whole["lines"] > 18_000
+    parts, first_ref = [], None
+    for start in range(0, whole["lines"], 5_000):
+        part = page.snapshot(fromLine=start, maxLines=start + 5_000, moreLine=False)
+        assert part["fromLine"] == start and part["lines"] == min(5_000, whole["lines"] - start)
+        assert (part["truncatedLines"] > 0) is (start + 5_000 < whole["lines"])  # only the last part leaves nothing out
+        parts += part["text"].split("\n")
+        first_ref = first_ref or re.search(r'button "Press very[^"]*" \[ref=(e\d+)\]', part["text"]).group(1)  # type: ignore[union-attr]
+    assert parts == whole["text"].split("\n")  # in order, none twice, none left out
+    assert page.act(kind="click", ref=page.ref("button", "After the table"))["ok"]  # the last part's
+    assert page.act(kind="click", ref=first_ref)["ok"]  # and the first part's: a later part keeps the earlier refs
+    past = page.snapshot(fromLine=whole["lines"] + 10, maxLines=whole["lines"] + 20)
+    assert past["text"] == "" and past["lines"] == 0 and past["totalLines"] == whole["lines"]
+
+
 def test_showing_lists_live_queries_newest_first_at_most_16_cut_at_200(page: Page):
     page.open("/blank.html")
     ids = page.js("[1, 2, 3].map((n) => window.__rata_dev.noteLive('customers_index', {page: n}))")

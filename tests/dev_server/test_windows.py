@@ -80,9 +80,10 @@ async def tool_error(client: Client, name: str, **arguments: object) -> str:
 async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_build, crm_home):
     with anyio.fail_after(SECONDS):
         async with Client(dev_server(crm_home), read_timeout_seconds=30) as client:
-            windows = (await client.call_tool("app_windows", {})).structured_content
+            listed = await client.call_tool("app_windows", {})
             main = {"label": "main", "title": "CRM", "route": "/", "width": 1024, "height": 720, "shown": True}
-            assert windows in ({"result": [main]}, [main])
+            assert listed.structured_content in ({"result": [main]}, [main])
+            assert text_of(listed) == 'main "CRM" route / 1024x720 shown'
 
             first = await tool(client, "window_snapshot")
             assert first.startswith("window: main  route: /  title: CRM\n")
@@ -105,13 +106,26 @@ async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_bu
             assert "did not settle" not in stored
 
             calls = await client.call_tool("app_calls", {"window": "main"})
-            rows = calls.structured_content
-            rows = rows["result"] if isinstance(rows, dict) else rows
+            rows = calls.structured_content["calls"]
             store = [row for row in rows if row["command"] == "customers_store"]
             assert len(store) == 1 and store[0]["ok"] is True and store[0]["args"] == [
                 {"name": "name", "value": "Ada Lovelace"},
                 {"name": "email", "value": "ada@example.com"},
             ]
+            assert re.search(rf'^#{store[0]["seq"]} \d\d:\d\d:\d\d main customers_store\(name="Ada Lovelace", email="ada@example.com"\) \d+ ms ok$', text_of(calls), re.M)
+            assert not text_of(calls).lstrip().startswith(("{", "["))
+
+            every = (await client.call_tool("app_calls", {"limit": 200})).structured_content
+            assert every["next_before"] is None and every["note"] == ""
+            followed, arguments = [], {"limit": 2}
+            while True:  # two at a time, older and older, until none is left
+                part = (await client.call_tool("app_calls", arguments)).structured_content
+                followed = part["calls"] + followed
+                if part["next_before"] is None:
+                    break
+                assert f'Get them with app_calls {{"limit": 2, "before": {part["next_before"]}}}' in part["note"]
+                arguments = {"limit": 2, "before": part["next_before"]}
+            assert [row["seq"] for row in followed] == [row["seq"] for row in every["calls"]] and len(followed) > 4
 
             picture = await client.call_tool("window_screenshot", {})
             assert not picture.is_error
