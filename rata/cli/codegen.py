@@ -37,7 +37,8 @@ def codegen(
     import json
 
     if output_format is not OutputFormat.text and not check:
-        raise ConfigError(f"--format {output_format.value} reports the drift that --check finds.", hint=f"Add --check: rata codegen --check --format {output_format.value}")
+        said = output_format.value
+        raise ConfigError(f"--format {said} reports the drift that --check finds.", hint=f"Add --check: rata codegen --check --format {said}")
     loaded = load_app(app)
     text = catalog_json(build_catalog(loaded.app))
     if stdout:
@@ -53,7 +54,8 @@ def codegen(
             from rata.codegen.ci import drift_reports
             from rata.codegen.locate import Locator
 
-            write_reports(output_format, drift_reports(drift, "catalog-drift", path, Locator(loaded.app, base()), fix="Run `rata codegen` and commit the file."))
+            fix = "Run `rata codegen` and commit the file."
+            write_reports(output_format, drift_reports(drift, "catalog-drift", path, Locator(loaded.app, base()), fix=fix))
         if drift:
             from rata.cli.inspect_view import render_drift
 

@@ -44,7 +44,9 @@ def inspect(
     schemas: bool = typer.Option(False, "--schemas", help="Also show the JSON schemas of every tool, template and prompt, highlighted, under its parameters."),
     strict: bool = typer.Option(False, "--strict", help="Also check every schema against the 2020-12 meta-schema; exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="How to print the lint findings (and with --check the drift): " + FORMAT_HELP),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", help="How to print the lint findings (and with --check the drift): " + FORMAT_HELP
+    ),
 ) -> None:
     """Show the tools, schemas and resources the app exposes to agents, with lint findings."""
     from rata.loader import load_app

@@ -82,8 +82,14 @@ RAW_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 SEVERITIES = ("error", "warning", "info")
 
 RULES: dict[str, tuple[str, str]] = {
-    "name-too-long": ("error", "A tool name too long once clients prefix it: over 64 characters as mcp__<server>__<tool> (Claude Code, Codex), or server + tool over 60 (Cursor)."),
-    "name-charset": ("warning", "A tool name with characters outside A-Z, a-z, 0-9, '_' and '-': Claude Desktop refuses the tool and other clients rewrite the name."),
+    "name-too-long": (
+        "error",
+        "A tool name too long once clients prefix it: over 64 characters as mcp__<server>__<tool> (Claude Code, Codex), or server + tool over 60 (Cursor).",
+    ),
+    "name-charset": (
+        "warning",
+        "A tool name with characters outside A-Z, a-z, 0-9, '_' and '-': Claude Desktop refuses the tool and other clients rewrite the name.",
+    ),
     "name-collision": ("error", "Two tools that clients which rewrite names (lowercased, anything but [a-z0-9_] turned into '_') turn into the same name."),
     "too-many-tools": ("error", "More tools than clients accept: VS Code at most 128 (an error), Windsurf at most 100 (a warning)."),
     "description-missing": ("warning", "A tool without a description, so the model must guess what it does."),
@@ -467,7 +473,8 @@ def _resources(catalog: Catalog) -> list[Finding]:
                 )  # fmt: skip
             problem = template_problem(uri) if key == "templates" else None
             if problem is not None:
-                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", f"The URI template {uri} has {problem}.", "Use plain {name} expressions.", uri))
+                said = f"The URI template {uri} has {problem}."
+                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", said, "Use plain {name} expressions.", uri))
     return out
 
 

@@ -50,10 +50,8 @@ def test_the_real_cli_writes_a_valid_sarif_log_with_each_finding_at_its_def(tmp_
     assert result.returncode == 3 and "Lint found 3 error(s)" in result.stderr
     log = json.loads(result.stdout)
     assert sarif_errors(log) == []
-    places = {
-        (r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
-        for r in log["runs"][0]["results"]
-    }
+    physical = [(r, r["locations"][0]["physicalLocation"]) for r in log["runs"][0]["results"]]
+    places = {(r["ruleId"], r["level"], where["artifactLocation"]["uri"], where["region"]["startLine"]) for r, where in physical}
     assert ("name-too-long", "error", "linty.py", def_line(path, LONG)) in places
     assert ("name-collision", "error", "linty.py", def_line(path, "thing_get")) in places
     assert ("schema-not-strict", "error", "linty.py", def_line(path, "thing_get_dotted")) in places
@@ -163,7 +161,8 @@ def test_codegen_check_reports_a_stale_catalog_at_the_changed_commands_def(tmp_p
         ("error", {"file": "crm/app.py", "line": str(line), "title": "rata catalog-drift"}),
     ]
     assert [parse_command(text)[2].split(" differs")[0] for text in stale.stdout.splitlines()] == [
-        "The command 'customers_show'", "The tool 'customers_show'",
+        "The command 'customers_show'",
+        "The tool 'customers_show'",
     ]
     sarif = run_rata("codegen", "--check", "--format", "sarif", cwd=project, home=home)
     assert sarif.returncode == 4

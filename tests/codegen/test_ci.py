@@ -119,7 +119,10 @@ def test_sarif_results_point_at_relative_uris_under_srcroot_or_at_absolute_file_
     assert sarif_errors(log) == []
     results = log["runs"][0]["results"]
     assert [(r["ruleId"], r["level"]) for r in results] == [
-        ("name-too-long", "error"), ("grant-unmatched", "warning"), ("param-description", "note"), ("surface-drift", "error"),
+        ("name-too-long", "error"),
+        ("grant-unmatched", "warning"),
+        ("param-description", "note"),
+        ("surface-drift", "error"),
     ]
     rules = log["runs"][0]["tool"]["driver"]["rules"]
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)

@@ -12,7 +12,7 @@ from rata.codegen.locate import Location, Locator
 from rata.mcp.inspection import inspect_app
 from tests.cli.test_mcp_inspect import LINTY
 
-PLACES = '''
+PLACES = """
 from rata import App, Mcp, Resource, command, prompt, resource
 
 
@@ -37,7 +37,7 @@ def notes_show(id: int) -> str:
 app = App("notes", identifier="com.example.notes").resources(
     Resource("notes://about", text="About.", can="notes.view"), today
 ).commands(notes_show).prompts(summary).mcp(Mcp().allow_abilities(["notes.view", "typo.*"]))
-'''
+"""
 
 
 def write(tmp_path: Path, name: str, source: str) -> Path:

@@ -42,7 +42,8 @@ def test_every_rata_step_passes_on_the_notes_app_with_its_committed_files(tmp_pa
 
     def bash(command: str) -> subprocess.CompletedProcess[str]:
         # GitHub runs `run:` steps with bash --noprofile --norc -eo pipefail
-        return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+        shell = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command]
+        return subprocess.run(shell, cwd=project, env=env, capture_output=True, text=True, timeout=120)
 
     assert bash("rata mcp inspect --json > mcp-surface.json && rata codegen").returncode == 0
     steps = [step["run"] for job in jobs().values() for step in job["steps"] if step.get("run", "").startswith("rata ")]
