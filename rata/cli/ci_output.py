@@ -21,5 +21,14 @@ def write_reports(output_format: OutputFormat, reports: list[Report]) -> None:
 
 
 def base() -> Path:
-    """The folder report paths are relative to: the current one (a CI job's is the repository's root)."""
-    return Path.cwd()
+    """The folder report paths are relative to: the repository's root on GitHub Actions (``GITHUB_WORKSPACE``, when the
+    current folder is inside it, as a step's ``working-directory`` is), else the current folder."""
+    import os
+
+    here = Path.cwd().resolve()
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        root = Path(workspace).resolve()
+        if here == root or root in here.parents:
+            return root
+    return here

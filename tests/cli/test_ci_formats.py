@@ -173,3 +173,15 @@ def test_codegen_check_reports_a_stale_catalog_at_the_changed_commands_def(tmp_p
 def test_codegen_format_needs_check(rata):
     result = rata("codegen", "--app", str(CRM), "--format", "github")
     assert result.exit_code == 1 and "Add --check" in result.stderr
+
+
+def test_on_github_actions_paths_are_relative_to_the_workspace_when_run_from_a_folder_inside_it(rata, tmp_path, monkeypatch):
+    project = tmp_path / "services" / "warehouse"
+    project.mkdir(parents=True)
+    linty(project)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    inside = rata("mcp", "inspect", "--app", "linty.py", "--format", "github", cwd=project)
+    assert {parse_command(line)[1]["file"] for line in inside.stdout.splitlines()} == {"services/warehouse/linty.py"}
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
+    outside = rata("mcp", "inspect", "--app", "linty.py", "--format", "github", cwd=project)
+    assert {parse_command(line)[1]["file"] for line in outside.stdout.splitlines()} == {"linty.py"}
