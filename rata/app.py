@@ -136,6 +136,10 @@ class App:
         self.version = version
         self.description = description
         self._root: str | Path = os.fspath(root) if root is not None else _caller_dir()
+        caller = inspect.currentframe()
+        caller = caller.f_back if caller is not None else None
+        self.made_at: tuple[str, int] | None = (caller.f_code.co_filename, caller.f_lineno) if caller is not None else None
+        """The file and line that made the App (for CI reports that point at it: `rata.codegen.locate`)."""
         self.frontend_grant = Grant()
         self.mcp_config: Mcp | None = None
         self.middleware: list[Middleware] = []

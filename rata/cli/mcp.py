@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 
 from rata.cli.console import console, edge, safe, write_raw
-from rata.cli.options import AppOption
+from rata.cli.options import FORMAT_HELP, AppOption, OutputFormat
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError, DriftError, RataError
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
+    from rata.app import App
+    from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
 
 app = typer.Typer(help="The app's MCP server: inspect what agents see.", no_args_is_help=True)
@@ -42,6 +44,9 @@ def inspect(
     schemas: bool = typer.Option(False, "--schemas", help="Also show the JSON schemas of every tool, template and prompt, highlighted, under its parameters."),
     strict: bool = typer.Option(False, "--strict", help="Also check every schema against the 2020-12 meta-schema; exit 3 if lint finds errors."),
     check: Optional[Path] = typer.Option(None, "--check", help="Compare with a saved --json output; exit 4 with a diff if it drifted."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", help="How to print the lint findings (and with --check the drift): " + FORMAT_HELP
+    ),
 ) -> None:
     """Show the tools, schemas and resources the app exposes to agents, with lint findings."""
     from rata.loader import load_app
@@ -49,17 +54,20 @@ def inspect(
 
     if tool is not None and prompt is not None:
         raise ConfigError("--tool and --prompt each show one item.", hint="Give one of them.")
-    result = inspect_app(load_app(app_spec).app, era.value, strict=strict)
-    if check is not None:
+    if output_format is not OutputFormat.text and (as_json or tool is not None or prompt is not None or schemas):
+        raise ConfigError(
+            f"--format {output_format.value} prints the lint findings and the drift, not a view of the surface.",
+            hint="Leave out --json, --tool, --prompt and --schemas, or leave out --format.",
+        )
+    app_ = load_app(app_spec).app
+    result = inspect_app(app_, era.value, strict=strict)
+    save = f"rata mcp inspect --json{' --era legacy' if era is Era.legacy else ''} > {check}"
+    if output_format is not OutputFormat.text:
+        _report_for_ci(output_format, result, app_, check, strict=strict, save=save)
+    elif check is not None:
         drift = check_surface(result, check)
         if drift:
-            from rata.cli.inspect_view import render_drift
-
-            render_drift(console(stderr=True), drift)
-            raise DriftError(
-                f"The agent-facing surface drifted from {str(check)!r}.",
-                hint=f"If the change is intended, save it again: rata mcp inspect --json{' --era legacy' if era is Era.legacy else ''} > {check}",
-            )
+            _drifted(drift, check, save)
         console().print(safe(f"The surface matches {check}.", "ok"))
     elif prompt is not None:
         found = next((p for p in result.surface["prompts"] if p["name"] == prompt), None)
@@ -92,6 +100,31 @@ def inspect(
             render_inspection(out, result, schemas=schemas)
     if strict and result.errors:
         raise LintFailed(f"Lint found {len(result.errors)} error(s).", hint="Fix them, or run without --strict.")
+
+
+def _drifted(drift: Drift, check: Path, save: str) -> NoReturn:
+    from rata.cli.inspect_view import render_drift
+
+    render_drift(console(stderr=True), drift)
+    raise DriftError(f"The agent-facing surface drifted from {str(check)!r}.", hint=f"If the change is intended, save it again: {save}")
+
+
+def _report_for_ci(output_format: OutputFormat, result: Inspection, app: App, check: Path | None, *, strict: bool, save: str) -> None:
+    """`--format github|sarif`: the lint findings (all of them, unless --check without --strict) and the drift, as CI
+    reads them, on stdout; the drift's diff on stderr; then exit 4 on drift (3 on lint errors follows under --strict)."""
+    from rata.cli.ci_output import base, write_reports
+    from rata.codegen.ci import drift_reports, lint_reports
+    from rata.codegen.locate import Locator
+    from rata.mcp.inspection import check_surface
+
+    locator = Locator(app, base())
+    drift = check_surface(result, check) if check is not None else None
+    reports = lint_reports(result.findings, locator) if check is None or strict else []
+    if drift and check is not None:
+        reports += drift_reports(drift, "surface-drift", check, locator, fix=f"If the change is intended, save it again: {save}")
+    write_reports(output_format, reports)
+    if drift and check is not None:
+        _drifted(drift, check, save)
 
 
 def _unknown_tool(name: str, result: Inspection) -> ConfigError:

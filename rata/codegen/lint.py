@@ -81,6 +81,38 @@ DESCRIPTION_LIMIT = 1024
 RAW_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 SEVERITIES = ("error", "warning", "info")
 
+RULES: dict[str, tuple[str, str]] = {
+    "name-too-long": (
+        "error",
+        "A tool name too long once clients prefix it: over 64 characters as mcp__<server>__<tool> (Claude Code, Codex), or server + tool over 60 (Cursor).",
+    ),
+    "name-charset": (
+        "warning",
+        "A tool name with characters outside A-Z, a-z, 0-9, '_' and '-': Claude Desktop refuses the tool and other clients rewrite the name.",
+    ),
+    "name-collision": ("error", "Two tools that clients which rewrite names (lowercased, anything but [a-z0-9_] turned into '_') turn into the same name."),
+    "too-many-tools": ("error", "More tools than clients accept: VS Code at most 128 (an error), Windsurf at most 100 (a warning)."),
+    "description-missing": ("warning", "A tool without a description, so the model must guess what it does."),
+    "description-too-long": ("warning", "A description over 1,024 characters, which clients may cut."),
+    "param-description": ("info", "A parameter without a description."),
+    "schema-untyped": ("warning", "A schema that allows any value (no type, enum, const, ...), which tells the model nothing."),
+    "schema-boolean": ("warning", "true or false used as a schema; some clients reject boolean schemas."),
+    "schema-type-array": ("warning", "A 'type' that is a list; several clients want one type."),
+    "schema-remote-ref": ("error", "A $ref that is not local (#...); clients must not fetch it."),
+    "schema-not-strict": ("warning", "A schema OpenAI's strict mode cannot take without changing what it accepts (an error under --strict)."),
+    "schema-invalid": ("error", "A schema that is not valid JSON Schema 2020-12 (checked against the meta-schema under --strict)."),
+    "unbounded-list": ("warning", "A tool that returns a list and has no integer parameter with a maximum that bounds its length."),
+    "grant-unmatched": ("warning", "A granted ability pattern that matches no command, prompt or declared resource."),
+    "prompt-name": ("warning", "A prompt name clients cannot offer as a slash command: characters outside A-Z, a-z, 0-9, '_' and '-', or too long."),
+    "prompt-description": ("warning", "A prompt without a description (the user picks it by its description), or one over 1,024 characters."),
+    "prompt-argument": ("warning", "A prompt argument name with characters outside A-Z, a-z, 0-9 and '_' (a note for an argument without a description)."),
+    "resource-confirm": ("warning", "A declared resource whose ability agents are granted only with confirmation: a read cannot ask, so it is not served."),
+    "resource-description": ("warning", "A resource or resource template without a description."),
+    "resource-name": ("warning", "A resource or template name that is blank or over 128 characters."),
+    "template-syntax": ("error", "A URI template clients cannot parse: an expression other than a plain {name}."),
+}
+"""Every rule: its usual severity and what it checks, in one sentence (the rules of a SARIF report)."""
+
 _TYPED_KEYS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"}
 
 # OpenAI's strict mode (Structured Outputs, "Supported schemas"): a subset of JSON Schema in which every
@@ -112,6 +144,8 @@ class Finding:
     path: str
     message: str
     fix: str
+    subject: str | None = None
+    """The URI of the resource or template a finding about one is about (``tool`` is None for those)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -421,6 +455,7 @@ def _resources(catalog: Catalog) -> list[Finding]:
                     f"The resource {detail['uri']} needs {detail['ability']!r}, which agents are granted only with confirmation: "
                     "a read cannot ask the user to confirm, so it is not served.",
                     "Grant its ability with Mcp().allow_abilities([...]), or give the resource another ability.",
+                    detail["uri"],
                 )
             )  # fmt: skip
     for key, field, items in (("resources", "uri", catalog.resources), ("templates", "uriTemplate", catalog.templates)):
@@ -428,17 +463,18 @@ def _resources(catalog: Catalog) -> list[Finding]:
             uri, path = item[field], f"/{key}/{index}"
             name = item.get("name", "")
             if not name.strip() or len(name) > 128:
-                out.append(Finding("resource-name", "warning", None, f"{path}/name", f"{uri} has a name that is blank or over 128 characters.", "Give it a short name (name=...)."))
+                out.append(Finding("resource-name", "warning", None, f"{path}/name", f"{uri} has a name that is blank or over 128 characters.", "Give it a short name (name=...).", uri))
             if not item.get("description"):
                 out.append(
                     Finding(
                         "resource-description", "warning", None, f"{path}/description",
-                        f"{uri} has no description, so the model must guess what it holds.", "Give it one (description=..., or a docstring).",
+                        f"{uri} has no description, so the model must guess what it holds.", "Give it one (description=..., or a docstring).", uri,
                     )
                 )  # fmt: skip
             problem = template_problem(uri) if key == "templates" else None
             if problem is not None:
-                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", f"The URI template {uri} has {problem}.", "Use plain {name} expressions."))
+                said = f"The URI template {uri} has {problem}."
+                out.append(Finding("template-syntax", "error", None, f"{path}/uriTemplate", said, "Use plain {name} expressions.", uri))
     return out
 
 
