@@ -375,9 +375,8 @@ def scan(
         if found is not None:
             found(result)
         with handle:
-            reading = (*ident, end if end is not None else os.fstat(handle.fileno()).st_size)
+            at = end if end is not None else os.fstat(handle.fileno()).st_size  # where the lines examined so far start
             for at, line in _lines_backwards(handle, budget, end):
-                reading = (*ident, at)
                 if line is None:
                     result.unreadable_lines += 1
                     continue
@@ -398,7 +397,7 @@ def scan(
                 if regex and not regex.search(_text_of(entry, "message")) and not regex.search(_text_of(entry, "exception")):
                     continue
                 result.entries.append(bounded(entry))
-                result.positions.append(reading)
+                result.positions.append((*ident, at))
                 if found is not None:
                     result.scanned_bytes += before_bytes - budget[0]
                     before_bytes = budget[0]
@@ -407,12 +406,12 @@ def scan(
                     room -= tokens.estimate(json.dumps(result.entries[-1], ensure_ascii=False, separators=(",", ":")))
                 if len(result.entries) >= limit or (token_room is not None and room < 0):
                     result.scanned_bytes += before_bytes - budget[0]
-                    result.resume = reading
+                    result.resume = (*ident, at)
                     return result
         result.scanned_bytes += before_bytes - budget[0]
         if budget[0] <= 0:
             result.stopped_early = True
-            result.resume = reading
+            result.resume = (*ident, at)
             return result
         index, end = index + 1, None
     return result

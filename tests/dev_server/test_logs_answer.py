@@ -24,7 +24,7 @@ from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient, ToolResult
 from tests.conftest import CRM
-from tests.dev_server.helpers import AppLogger
+from tests.dev_server.helpers import AppLogger, copy_crm, dev_command, dev_env
 
 APP = str(CRM / "crm" / "app.py")
 BIG = 600
@@ -146,6 +146,18 @@ def test_a_filter_is_repeated_in_the_next_call_and_following_it_gives_what_it_ma
         entries, calls = follow(client, arguments)
     expected = unbounded(big, pattern=r"import \d*7 failed", min_level="ERROR")
     assert entries == expected and len(entries) == BIG // 10 and calls > 1
+
+
+def test_through_rata_mcp_dev_the_worst_case_fits_and_following_before_gives_every_entry_once(big, tmp_path):
+    command = [*dev_command(copy_crm(tmp_path / "project")), "--budget-tokens", "5000"]
+    with AgentClient.spawn(command, env=dev_env(big, tmp_path / "cache")) as client:
+        first = client.call("read_log_entries", {"limit": 500})
+        last = client.call("last_error")
+        entries, calls = follow(client, {"limit": 500})
+    assert max(sizes(first)) <= 5_000 and max(sizes(last)) <= 5_000
+    assert called(first.raw["structuredContent"]["note"]) == {"limit": 500, "before": first.raw["structuredContent"]["before"]}
+    assert messages(entries) == messages(unbounded(big)) and calls == BIG  # each entry (about 4,500 tokens) alone, shortened inside
+    assert all("characters left out" in entry["message"] for entry in entries)
 
 
 # --- the text ------------------------------------------------------------------------------------
