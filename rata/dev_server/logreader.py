@@ -326,9 +326,9 @@ def read_entries(
         RataError: `pattern` is not a regular expression, or longer than `PATTERN_CHARS`.
         logcursor.CursorError: `before` is not a position in the log's current files.
     """
-    if before is not None:
-        logcursor.locate(identified_files(logs_dir, name), before)  # a bad cursor fails here, not in the child
     if pattern:
+        if before is not None:
+            logcursor.locate(identified_files(logs_dir, name), before)  # a bad cursor fails here, not in the child
         return _scan_in_child(logs_dir, name, limit, min_level, logger, pattern, since, before, token_room)
     return scan(logs_dir, name, limit=limit, min_level=min_level, logger=logger, regex=None, since=since, before=before, token_room=token_room)
 

@@ -25,7 +25,8 @@ from rata.dev_server import budget, logreader
 from rata.dev_server.shapes import LogEntry, NamedValue, log_entry
 
 INDENT = "    "
-_PLAIN = re.compile(r"[^\s\"'=\\]+")
+_PLAIN = re.compile(r'[^\s="\\][^\s=\\]*')
+"""A value shown as itself: no space, no ``=``, no backslash, not starting with a quote (a list or object's compact JSON is one)."""
 _PLACEHOLDER_CURSOR = "0" * 80
 """As long as a cursor can be, for sizing an answer's fixed parts before its cursor is known."""
 
@@ -52,7 +53,7 @@ class LastError(TypedDict):
 
 
 def value_text(value: Any) -> str:
-    """A field's value as ``name=value`` shows it: a plain word as itself, any other text quoted, a number as written."""
+    """A field's value as ``name=value`` shows it: a plain word (or a list or object's JSON) as itself, any other text quoted, a number as written."""
     if isinstance(value, str):
         return value if _PLAIN.fullmatch(value) else json.dumps(value, ensure_ascii=False)
     return json.dumps(value, ensure_ascii=False)
@@ -144,7 +145,9 @@ def log_entries(scan: logreader.Scan, logs: Path, name: str, limit: int, argumen
             entries=shown, files=scan.files, scanned_bytes=scan.scanned_bytes, stopped_early=scan.stopped_early, before=before, note=note
         )
 
-    sizing = answer([], _PLACEHOLDER_CURSOR, _note(scan, len(entries), len(entries), _PLACEHOLDER_CURSOR, False, 0, limit, arguments, notes))
+    # The fixed parts with the longest note the answer can get: cut, and its one entry shortened.
+    longest = _note(scan, max(len(entries) - 1, 0), len(entries), _PLACEHOLDER_CURSOR, True, logreader.MAX_FIELDS, limit, arguments, notes)
+    sizing = answer([], _PLACEHOLDER_CURSOR, longest)
     fit = budget.Fit(limit, entries_text(sizing), sizing)
     shown = budget.take(entries, fit, entry_text)
     shrunk, dropped = False, 0

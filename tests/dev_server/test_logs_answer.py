@@ -379,3 +379,5 @@ def test_the_answer_says_when_no_older_entry_matches(tmp_path, small_home, monke
 def test_logs_answer_renders_values_a_model_can_read(tmp_path):
     assert logs_answer.value_text("plain") == "plain" and logs_answer.value_text("two words") == '"two words"'
     assert logs_answer.value_text(7) == "7" and logs_answer.value_text(None) == "null" and logs_answer.value_text("") == '""'
+    assert logs_answer.value_text('["a","b"]') == '["a","b"]' and logs_answer.value_text('"quoted"') == '"\\"quoted\\""'
+    assert logs_answer.value_text("a=b") == '"a=b"' and logs_answer.value_text("line\nbreak") == '"line\\nbreak"'
