@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from rata.codegen.sanitize import clean_text
+from rata.dev_server import logcursor
+from rata.dev_server.logcursor import Identity, Position, identity
+from rata import tokens
 from rata.errors import RataError
 from rata.logs import valid_text
 
@@ -62,10 +65,14 @@ _ROOT = str(Path(__file__).resolve().parent.parent.parent)
 class Scan:
     """What a backwards read found, and how far it went."""
 
-    __slots__ = ("entries", "files", "pattern_stopped", "scanned_bytes", "stopped_early", "unreadable_lines")
+    __slots__ = ("entries", "files", "pattern_stopped", "positions", "resume", "scanned_bytes", "stopped_early", "unreadable_lines")
 
     def __init__(self) -> None:
         self.entries: list[dict[str, Any]] = []
+        self.positions: list[Position] = []
+        """Where each entry's line starts, in the same order: a read from there goes on with the entries older than it."""
+        self.resume: Position | None = None
+        """Where a further read goes on (the limit or a bound stopped this one); None when this one reached the log's start or `since`."""
         self.files: list[str] = []
         self.scanned_bytes = 0
         self.stopped_early = False
@@ -76,13 +83,46 @@ class Scan:
 
 def log_files(logs_dir: Path, name: str) -> list[Path]:
     """``NAME.log`` and its rotations, newest first (at most `MAX_ROTATIONS` of them)."""
-    base = logs_dir / f"{name}.log"
-    files = [base] if base.is_file() else []
-    i = 1
-    while i <= MAX_ROTATIONS and (logs_dir / f"{name}.log.{i}").is_file():
-        files.append(logs_dir / f"{name}.log.{i}")
-        i += 1
+    return [path for path, _ident in identified_files(logs_dir, name)]
+
+
+def identified_files(logs_dir: Path, name: str) -> list[tuple[Path, Identity]]:
+    """`log_files`, each with its identity (device and inode): what a position in the log names."""
+    files = []
+    for i in range(MAX_ROTATIONS + 1):
+        path = logs_dir / (f"{name}.log" if i == 0 else f"{name}.log.{i}")
+        try:
+            info = path.stat()
+        except (OSError, ValueError):
+            info = None
+        if info is None or not stat.S_ISREG(info.st_mode):
+            if i == 0:
+                continue  # the rotations may be there without the current file
+            break
+        files.append((path, identity(info)))
     return files
+
+
+def cursor(logs_dir: Path, name: str, position: Position) -> str | None:
+    """The cursor a client passes to go on from `position`; None when nothing lies before it.
+
+    A position at the start of a file is given as the end of the next older file, so a cursor
+    always has bytes before it (its fingerprint, `logcursor`)."""
+    files = identified_files(logs_dir, name)
+    device, inode, offset = position
+    index = next((i for i, (_path, ident) in enumerate(files) if ident == (device, inode)), None)
+    if index is None:
+        return None
+    while offset == 0:
+        index += 1
+        if index >= len(files):
+            return None
+        path, (device, inode) = files[index]
+        try:
+            offset = path.stat().st_size
+        except OSError:
+            return None
+    return logcursor.encode(files[index][0], (device, inode, offset))
 
 
 def _open(path: Path) -> Any:
@@ -101,57 +141,56 @@ def _open(path: Path) -> Any:
         return None
 
 
-def _lines_backwards(path: Path, budget: list[int]) -> Iterator[bytes | None]:
-    """The lines of `path`, last first, reading blocks from the end; `budget[0]` counts bytes left.
+def _lines_backwards(handle: Any, budget: list[int], end: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of the open file `handle` that end before byte `end` (default: its end), last first, each with the
+    offset it starts at; reads blocks backwards, `budget[0]` counts bytes left.
 
     A line longer than `MAX_LINE_BYTES` comes as None: its bytes are dropped as they are read,
     so a 200 MB line costs one pass over it and no more memory than a block.
     """
-    handle = _open(path)
-    if handle is None:
-        return
-    with handle:
-        position = handle.seek(0, os.SEEK_END)
-        tail: list[bytes] = []  # the end of the current line, read so far: its last piece first
-        tail_size = 0
-        too_long = False
-        while position > 0:
-            if budget[0] <= 0:
-                return
-            size = min(BLOCK, position)
-            position -= size
-            handle.seek(position)
-            chunk = handle.read(size)
-            budget[0] -= size
-            if len(chunk) != size:  # the file was cut short while being read
-                return
-            parts = chunk.split(b"\n")
-            if len(parts) > 1:
-                last = parts[-1]  # the start of the line whose end was read before
-                if too_long or tail_size + len(last) > MAX_LINE_BYTES:
-                    yield None
-                else:
-                    line = last + b"".join(reversed(tail)) if tail else last
-                    if line and not line.isspace():
-                        yield line
-                tail, tail_size, too_long = [], 0, False
-                for line in reversed(parts[1:-1]):  # whole lines, each shorter than a block
-                    if line and not line.isspace():
-                        yield line
-            first = parts[0]
-            if too_long or not first:
-                continue
-            if tail_size + len(first) > MAX_LINE_BYTES:
-                tail, tail_size, too_long = [], 0, True
+    position = handle.seek(0, os.SEEK_END) if end is None else end
+    tail: list[bytes] = []  # the end of the current line, read so far: its last piece first
+    tail_size = 0
+    too_long = False
+    while position > 0:
+        if budget[0] <= 0:
+            return
+        size = min(BLOCK, position)
+        position -= size
+        handle.seek(position)
+        chunk = handle.read(size)
+        budget[0] -= size
+        if len(chunk) != size:  # the file was cut short while being read
+            return
+        parts = chunk.split(b"\n")
+        if len(parts) > 1:
+            last = parts[-1]  # the start of the line whose end was read before
+            at = position + size - len(last)
+            if too_long or tail_size + len(last) > MAX_LINE_BYTES:
+                yield at, None
             else:
-                tail.append(first)
-                tail_size += len(first)
-        if too_long:
-            yield None
-        elif tail:
-            line = b"".join(reversed(tail))
-            if not line.isspace():
-                yield line
+                line = last + b"".join(reversed(tail)) if tail else last
+                if line and not line.isspace():
+                    yield at, line
+            tail, tail_size, too_long = [], 0, False
+            for line in reversed(parts[1:-1]):  # whole lines, each shorter than a block
+                at -= len(line) + 1
+                if line and not line.isspace():
+                    yield at, line
+        first = parts[0]
+        if too_long or not first:
+            continue
+        if tail_size + len(first) > MAX_LINE_BYTES:
+            tail, tail_size, too_long = [], 0, True
+        else:
+            tail.append(first)
+            tail_size += len(first)
+    if too_long:
+        yield 0, None
+    elif tail:
+        line = b"".join(reversed(tail))
+        if not line.isspace():
+            yield 0, line
 
 
 # --- one line --------------------------------------------------------------------------------------
@@ -275,15 +314,23 @@ def read_entries(
     logger: str | None = None,
     pattern: str | None = None,
     since: dt.datetime | None = None,
+    before: str | None = None,
+    token_room: int | None = None,
 ) -> Scan:
-    """The newest `limit` entries that pass the filters, newest first.
+    """The newest `limit` entries that pass the filters, newest first; with `before` (a `cursor`), the newest older than it.
+
+    With `token_room`, the read also stops at the first entry that takes the entries read past
+    that many tokens (as compact JSON): the ones after it could not be shown anyway.
 
     Raises:
         RataError: `pattern` is not a regular expression, or longer than `PATTERN_CHARS`.
+        logcursor.CursorError: `before` is not a position in the log's current files.
     """
     if pattern:
-        return _scan_in_child(logs_dir, name, limit, min_level, logger, pattern, since)
-    return scan(logs_dir, name, limit=limit, min_level=min_level, logger=logger, regex=None, since=since)
+        if before is not None:
+            logcursor.locate(identified_files(logs_dir, name), before)  # a bad cursor fails here, not in the child
+        return _scan_in_child(logs_dir, name, limit, min_level, logger, pattern, since, before, token_room)
+    return scan(logs_dir, name, limit=limit, min_level=min_level, logger=logger, regex=None, since=since, before=before, token_room=token_room)
 
 
 def scan(
@@ -295,6 +342,8 @@ def scan(
     logger: str | None,
     regex: re.Pattern[str] | None,
     since: dt.datetime | None,
+    before: str | None = None,
+    token_room: int | None = None,
     found: Callable[[Scan], None] | None = None,
 ) -> Scan:
     """`read_entries` in this process; `found(scan)` is told of each entry kept and each file opened."""
@@ -303,50 +352,85 @@ def scan(
     budget = [MAX_SCAN_BYTES]
     # Lines of a level worth keeping carry its name in quotes; others are skipped before parsing (most of the cost).
     level_marks = [f'"{level}"'.encode() for level, number in LEVELS.items() if number >= wanted] if wanted else []
-    for path in log_files(logs_dir, name):
+    room = token_room if token_room is not None else -1
+    files = identified_files(logs_dir, name)
+    index, end = 0, None
+    if before is not None:
+        index, (_device, _inode, end) = logcursor.locate(files, before)
+    while index < len(files):
+        path, ident = files[index]
+        handle = _open(path)
+        if handle is not None and identity(os.fstat(handle.fileno())) != ident:
+            handle.close()
+            handle = None
+        if handle is None:  # rotated since it was listed: find it under its new name
+            files = identified_files(logs_dir, name)
+            found_at = next((i for i, (_path, other) in enumerate(files) if other == ident), None)
+            if found_at is None:
+                break  # rotated away, and every older file with it
+            index = found_at
+            continue
         result.files.append(path.name)
-        before = budget[0]
+        before_bytes = budget[0]
         if found is not None:
             found(result)
-        for line in _lines_backwards(path, budget):
-            if line is None:
-                result.unreadable_lines += 1
-                continue
-            if level_marks and not any(mark in line for mark in level_marks):
-                continue
-            entry = parse_line(line)
-            if entry is None:
-                result.unreadable_lines += 1
-                continue
-            moment = _time(entry) if since is not None else None
-            if since is not None and moment is not None and moment < since:
-                result.scanned_bytes += before - budget[0]
-                return result  # older than asked for: every entry further back is older still
-            if LEVELS.get(_text_of(entry, "level").upper(), 0) < wanted:
-                continue
-            if logger and not _text_of(entry, "logger").startswith(logger):
-                continue
-            if regex and not regex.search(_text_of(entry, "message")) and not regex.search(_text_of(entry, "exception")):
-                continue
-            result.entries.append(bounded(entry))
-            if found is not None:
-                result.scanned_bytes += before - budget[0]
-                before = budget[0]
-                found(result)
-            if len(result.entries) >= limit:
-                result.scanned_bytes += before - budget[0]
-                return result
-        result.scanned_bytes += before - budget[0]
+        with handle:
+            at = end if end is not None else os.fstat(handle.fileno()).st_size  # where the lines examined so far start
+            for at, line in _lines_backwards(handle, budget, end):
+                if line is None:
+                    result.unreadable_lines += 1
+                    continue
+                if level_marks and not any(mark in line for mark in level_marks):
+                    continue
+                entry = parse_line(line)
+                if entry is None:
+                    result.unreadable_lines += 1
+                    continue
+                moment = _time(entry) if since is not None else None
+                if since is not None and moment is not None and moment < since:
+                    result.scanned_bytes += before_bytes - budget[0]
+                    return result  # older than asked for: every entry further back is older still
+                if LEVELS.get(_text_of(entry, "level").upper(), 0) < wanted:
+                    continue
+                if logger and not _text_of(entry, "logger").startswith(logger):
+                    continue
+                if regex and not regex.search(_text_of(entry, "message")) and not regex.search(_text_of(entry, "exception")):
+                    continue
+                result.entries.append(bounded(entry))
+                result.positions.append((*ident, at))
+                if found is not None:
+                    result.scanned_bytes += before_bytes - budget[0]
+                    before_bytes = budget[0]
+                    found(result)
+                if token_room is not None:
+                    room -= tokens.estimate(json.dumps(result.entries[-1], ensure_ascii=False, separators=(",", ":")))
+                if len(result.entries) >= limit or (token_room is not None and room < 0):
+                    result.scanned_bytes += before_bytes - budget[0]
+                    result.resume = (*ident, at)
+                    return result
+        result.scanned_bytes += before_bytes - budget[0]
         if budget[0] <= 0:
             result.stopped_early = True
+            result.resume = (*ident, at)
             return result
+        index, end = index + 1, None
     return result
 
 
 # --- a scan with a pattern, in a child process -----------------------------------------------------
 
 
-def _scan_in_child(logs_dir: Path, name: str, limit: int, min_level: str | None, logger: str | None, pattern: str, since: dt.datetime | None) -> Scan:
+def _scan_in_child(
+    logs_dir: Path,
+    name: str,
+    limit: int,
+    min_level: str | None,
+    logger: str | None,
+    pattern: str,
+    since: dt.datetime | None,
+    before: str | None,
+    token_room: int | None,
+) -> Scan:
     if len(pattern) > PATTERN_CHARS:
         raise RataError(
             f"pattern is {len(pattern)} characters long; at most {PATTERN_CHARS} are allowed.", hint="Search for a shorter, distinctive part of the text."
@@ -359,6 +443,8 @@ def _scan_in_child(logs_dir: Path, name: str, limit: int, min_level: str | None,
         "logger": logger,
         "pattern": pattern,
         "since": since.isoformat() if since else None,
+        "before": before,
+        "token_room": token_room,
         "seconds": PATTERN_SECONDS,
     }
     code = f"import sys; sys.path.insert(0, {_ROOT!r}); from rata.dev_server.logreader import child_main; child_main()"
@@ -384,12 +470,16 @@ def _scan_in_child(logs_dir: Path, name: str, limit: int, min_level: str | None,
             raise RataError(f"pattern is not a valid regular expression: {record['error']}.", hint="Escape special characters, e.g. \\( for a parenthesis.")
         if "entry" in record:
             result.entries.append(record["entry"])
+            result.positions.append(tuple(record["at"]))
         for key in ("files", "scanned_bytes", "stopped_early", "unreadable_lines"):
             if key in record:
                 setattr(result, key, record[key])
+        if record.get("resume"):
+            result.resume = tuple(record["resume"])
         finished = finished or record.get("done", False)
     if not finished:
         result.stopped_early = True
+        result.resume = result.positions[-1] if result.positions else None  # go on after the last entry found in time
         if timed_out:
             result.pattern_stopped = f"the pattern search ran out of its {PATTERN_SECONDS:g} seconds"
         else:
@@ -414,14 +504,15 @@ def child_main() -> None:
         record: dict[str, Any] = {"files": progress.files, "scanned_bytes": progress.scanned_bytes, "unreadable_lines": progress.unreadable_lines}
         if len(progress.entries) > sent[0]:
             record["entry"] = progress.entries[sent[0]]
+            record["at"] = progress.positions[sent[0]]
             sent[0] += 1
         _emit(record)
 
     logs_dir = Path(request["logs_dir"])
-    done = scan(
-        logs_dir, request["name"], limit=request["limit"], min_level=request["min_level"], logger=request["logger"], regex=regex, since=since, found=found
-    )
+    options = {key: request[key] for key in ("limit", "min_level", "logger", "before", "token_room")}
+    done = scan(logs_dir, request["name"], regex=regex, since=since, found=found, **options)
     _emit({"files": done.files, "scanned_bytes": done.scanned_bytes, "stopped_early": done.stopped_early, "unreadable_lines": done.unreadable_lines})
+    _emit({"resume": done.resume})
     _emit({"done": True})
 
 

@@ -26,9 +26,9 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, logreader
+from rata.dev_server import budget, database, logreader, logs_answer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
-from rata.dev_server.shapes import LogEntry, log_entry
+from rata.dev_server.logs_answer import LastError, LogEntries
 from rata.dev_server.target import Target
 from rata.errors import RataError
 from rata.typemodel import Field
@@ -323,17 +323,7 @@ def migration_status(ctx: Ctx) -> MigrationReport:
 # --- logs ---------------------------------------------------------------------------------------
 
 
-class LogEntries(TypedDict):
-    """Log entries, newest first, and how far back the read went."""
-
-    entries: list[LogEntry]
-    files: list[str]
-    scanned_bytes: int
-    stopped_early: bool
-    note: str
-
-
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=logs_answer.entries_text)
 def read_log_entries(
     ctx: Ctx,
     limit: Annotated[int, Field(ge=1, le=500)] = 20,
@@ -341,8 +331,10 @@ def read_log_entries(
     logger: str = "",
     pattern: str = "",
     since: str = "",
+    before: str = "",
+    budget_tokens: budget.BudgetTokens | None = None,
 ) -> LogEntries:
-    """The newest entries of the app's log (JSON lines, across rotated files), newest first.
+    """The newest entries of the app's log (JSON lines, across rotated files), newest first, within the token budget.
 
     Args:
         limit: How many entries at most.
@@ -350,10 +342,13 @@ def read_log_entries(
         logger: Only entries whose logger name starts with this (e.g. "rata.mcp").
         pattern: Only entries whose message or traceback matches this Python regular expression (at most 1,000 characters; the search stops after 5 seconds).
         since: Only entries at or after this ISO 8601 time (e.g. 2026-07-28T09:00:00Z).
+        before: Only entries older than this place in the log: the before of an earlier answer, to get the next part (it holds across new entries and rotation).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     app = target(ctx).app()
-    moment = _since(since)
-    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, min_level=level, logger=logger or None, pattern=pattern or None, since=moment)
+    moment, tokens = _since(since), budget.budget_of(ctx, budget_tokens)
+    options = {"min_level": level, "logger": logger or None, "pattern": pattern or None, "since": moment, "before": before or None}
+    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, token_room=tokens, **options)  # type: ignore[arg-type]
     notes = []
     if not scan.files:
         notes.append(_no_log(app))
@@ -364,11 +359,12 @@ def read_log_entries(
             "write one without them, or narrow the search with level, logger or since."
         )
     elif scan.stopped_early:
-        notes.append(f"Stopped after reading the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log; older entries were not searched.")
+        notes.append(f"Stopped after reading {scan.scanned_bytes // (1024 * 1024)} MiB of the log; older entries were not searched.")
     elif not scan.entries:
-        notes.append("No entry matches.")
+        notes.append("No entry matches." if not before else "No older entry matches.")
     notes.append(_skipped(scan))
-    return _new(LogEntries, [log_entry(e) for e in scan.entries], scan.files, scan.scanned_bytes, scan.stopped_early, " ".join(note for note in notes if note))
+    arguments = {"limit": limit, "level": level, "logger": logger or None, "pattern": pattern or None, "since": since or None, "budget_tokens": budget_tokens}
+    return logs_answer.log_entries(scan, app.folder.logs, app.name, tokens, arguments, notes)
 
 
 def _skipped(scan: logreader.Scan) -> str:
@@ -395,25 +391,20 @@ def _since(text: str) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-class LastError(TypedDict):
-    """The newest ERROR or CRITICAL log entry, with its traceback."""
-
-    entry: LogEntry | None
-    note: str
-
-
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=logs_answer.error_text)
 def last_error(ctx: Ctx) -> LastError:
-    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback."""
+    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback (shortened inside if larger than the server's token budget)."""
     app = target(ctx).app()
     scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
     if scan.entries:
-        return _new(LastError, log_entry(scan.entries[0]))
-    if not scan.files:
-        return _new(LastError, None, _no_log(app))
-    if scan.stopped_early:
-        return _new(LastError, None, f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log.")
-    return _new(LastError, None, "No errors in the log.")
+        note = ""
+    elif not scan.files:
+        note = _no_log(app)
+    elif scan.stopped_early:
+        note = f"No error in the last {scan.scanned_bytes // (1024 * 1024)} MiB of the log."
+    else:
+        note = "No errors in the log."
+    return logs_answer.last_error(scan.entries[0] if scan.entries else None, note, budget.budget_of(ctx, None))
 
 
 # --- commands and docs --------------------------------------------------------------------------
