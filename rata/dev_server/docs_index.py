@@ -1,7 +1,8 @@
 """Full-text search over the project's docs and the installed rata's own docs (SQLite FTS5, BM25).
 
     index = DocsIndex([("project", project / "docs"), ("rata", rata_docs_dir())])
-    hits = index.search(["live queries", "confirm"], budget_tokens=2_000)
+    ranked = index.ranking(["live queries", "confirm"])  # every matching section, best first
+    hits = index.hits(ranked[:20])                        # the first 20, with their snippets
 
 Markdown files are split into sections at their headings; each section is indexed with its
 heading (weighted higher), its text, and a ``path#anchor`` link. The index lives in the user's
@@ -108,6 +109,19 @@ class Hit(Record):
         return f"{self.path}#{self.anchor}" if self.anchor else self.path
 
 
+class Ranked(Record):
+    """A section's place in a ranking, before its snippet is made: its row, the FTS5 expression that found it, its score."""
+
+    __slots__ = ("rowid", "query", "source", "path", "anchor", "heading", "score")
+    rowid: int
+    query: str
+    source: str
+    path: str
+    anchor: str
+    heading: str
+    score: float
+
+
 class DocsIndex:
     """An FTS5 index of Markdown files under some roots, kept in the cache folder."""
 
@@ -198,18 +212,20 @@ class DocsIndex:
                 raise
             return len(changed), len(removed)
 
-    def search(self, queries: list[str], budget_tokens: int = 2_000, per_query: int = 8) -> tuple[list[Hit], bool]:
-        """Ranked sections for each query (BM25, headings weighted 5x); (hits, cut) where cut says the budget ran out.
+    def ranking(self, queries: list[str]) -> list[Ranked]:
+        """Every section that matches any query, best first: the queries' rankings taken in turns.
+
+        Each query ranks its sections by BM25 (headings weighted 5x), ties broken by path, anchor
+        and row; the answer takes each query's first, then each one's second, and so on, a
+        section shown once (at its first place). The same docs and queries give the same list,
+        so a position in it (``skip``) means the same thing from one call to the next.
 
         The files are looked at again (and changed ones re-indexed) unless that was done in the
         last `REFRESH_INTERVAL` seconds.
         """
         if self._refreshed_at is None or time.monotonic() - self._refreshed_at >= REFRESH_INTERVAL:
             self.refresh()
-        hits: list[Hit] = []
-        seen: set[tuple[str, str]] = set()
-        used = 0
-        cut = False
+        lists: list[list[Ranked]] = []
         with self._lock:
             conn = self._db()
             for query in queries:
@@ -217,21 +233,43 @@ class DocsIndex:
                 if not expression:
                     continue
                 rows = conn.execute(
-                    "SELECT source, path, anchor, heading, snippet(sections, 4, '', '', ' ... ', 24), bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank "
-                    "FROM sections WHERE sections MATCH ? ORDER BY rank LIMIT ?",
-                    (expression, per_query),
+                    "SELECT rowid, source, path, anchor, heading, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank "
+                    "FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid",
+                    (expression,),
                 ).fetchall()
-                for source, path, anchor, heading, snippet, rank in rows:
-                    if (path, anchor) in seen:
-                        continue
-                    cost = (len(heading) + len(snippet) + len(path) + len(anchor)) // 4 + 8
-                    if used + cost > budget_tokens:
-                        cut = True
-                        break
-                    seen.add((path, anchor))
-                    used += cost
-                    hits.append(Hit(source, path, anchor, heading, " ".join(snippet.split()), round(-rank, 4)))
-        return hits, cut
+                lists.append([Ranked(rowid, expression, source, path, anchor, heading, round(-rank, 4)) for rowid, source, path, anchor, heading, rank in rows])
+        ranked: list[Ranked] = []
+        seen: set[tuple[str, str]] = set()
+        for place in range(max((len(found) for found in lists), default=0)):
+            for found in lists:
+                if place < len(found) and (found[place].path, found[place].anchor) not in seen:
+                    seen.add((found[place].path, found[place].anchor))
+                    ranked.append(found[place])
+        return ranked
+
+    def hits(self, ranked: list[Ranked]) -> list[Hit]:
+        """`ranked` sections as hits, in the same order, each with a snippet of its text around its query's words."""
+        snippets: dict[int, str] = {}
+        by_query: dict[str, list[int]] = {}
+        for section in ranked:
+            by_query.setdefault(section.query, []).append(section.rowid)
+        with self._lock:
+            conn = self._db()
+            for expression, rowids in by_query.items():
+                for start in range(0, len(rowids), 500):
+                    chunk = rowids[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    for rowid, snippet in conn.execute(
+                        f"SELECT rowid, snippet(sections, 4, '', '', ' ... ', 24) FROM sections WHERE sections MATCH ? AND rowid IN ({marks})",
+                        (expression, *chunk),
+                    ):
+                        snippets[rowid] = " ".join(snippet.split())
+        return [Hit(s.source, s.path, s.anchor, s.heading, snippets.get(s.rowid, ""), s.score) for s in ranked]
+
+    def search(self, queries: list[str], skip: int = 0, count: int | None = None) -> list[Hit]:
+        """The hits of `ranking` from place `skip` on, `count` of them (all when None)."""
+        ranked = self.ranking(queries)
+        return self.hits(ranked[skip : None if count is None else skip + count])
 
 
 def _last_row(conn: sqlite3.Connection) -> int:
