@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from rata._record import Record
 
@@ -109,16 +110,15 @@ class Hit(Record):
         return f"{self.path}#{self.anchor}" if self.anchor else self.path
 
 
-class Ranked(Record):
-    """A section's place in a ranking, before its snippet is made: its row, the FTS5 expression that found it, its score."""
+class Ranked(NamedTuple):
+    """A section's place in a ranking, before its heading and snippet are read: its row, the FTS5 expression that found it, its score.
 
-    __slots__ = ("rowid", "query", "source", "path", "anchor", "heading", "score")
+    A tuple, not a `Record`: a ranking can hold tens of thousands, built on every search."""
+
     rowid: int
     query: str
-    source: str
     path: str
     anchor: str
-    heading: str
     score: float
 
 
@@ -233,11 +233,10 @@ class DocsIndex:
                 if not expression:
                     continue
                 rows = conn.execute(
-                    "SELECT rowid, source, path, anchor, heading, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank "
-                    "FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid",
+                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid",
                     (expression,),
                 ).fetchall()
-                lists.append([Ranked(rowid, expression, source, path, anchor, heading, round(-rank, 4)) for rowid, source, path, anchor, heading, rank in rows])
+                lists.append([Ranked(rowid, expression, path, anchor, round(-rank, 4)) for rowid, path, anchor, rank in rows])
         ranked: list[Ranked] = []
         seen: set[tuple[str, str]] = set()
         for place in range(max((len(found) for found in lists), default=0)):
@@ -248,8 +247,8 @@ class DocsIndex:
         return ranked
 
     def hits(self, ranked: list[Ranked]) -> list[Hit]:
-        """`ranked` sections as hits, in the same order, each with a snippet of its text around its query's words."""
-        snippets: dict[int, str] = {}
+        """`ranked` sections as hits, in the same order, each with its heading and a snippet of its text around its query's words."""
+        found: dict[int, tuple[str, str, str]] = {}
         by_query: dict[str, list[int]] = {}
         for section in ranked:
             by_query.setdefault(section.query, []).append(section.rowid)
@@ -259,12 +258,12 @@ class DocsIndex:
                 for start in range(0, len(rowids), 500):
                     chunk = rowids[start : start + 500]
                     marks = ", ".join("?" * len(chunk))
-                    for rowid, snippet in conn.execute(
-                        f"SELECT rowid, snippet(sections, 4, '', '', ' ... ', 24) FROM sections WHERE sections MATCH ? AND rowid IN ({marks})",
+                    for rowid, source, heading, snippet in conn.execute(
+                        f"SELECT rowid, source, heading, snippet(sections, 4, '', '', ' ... ', 24) FROM sections WHERE sections MATCH ? AND rowid IN ({marks})",
                         (expression, *chunk),
                     ):
-                        snippets[rowid] = " ".join(snippet.split())
-        return [Hit(s.source, s.path, s.anchor, s.heading, snippets.get(s.rowid, ""), s.score) for s in ranked]
+                        found[rowid] = (source, heading, " ".join(snippet.split()))
+        return [Hit(found[s.rowid][0], s.path, s.anchor, found[s.rowid][1], found[s.rowid][2], s.score) for s in ranked if s.rowid in found]
 
     def search(self, queries: list[str], skip: int = 0, count: int | None = None) -> list[Hit]:
         """The hits of `ranking` from place `skip` on, `count` of them (all when None)."""
