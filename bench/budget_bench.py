@@ -27,8 +27,8 @@ tokens are `rata.tokens.estimate` (one token per three UTF-8 bytes) of this chec
 rata is measured.
 
 `--rata PATH` runs the server from another checkout (PYTHONPATH=PATH, this venv's Python):
-there, an argument the tool does not have is left out and one above its maximum is lowered to
-it, and the table says so; measuring this checkout, either fails the run. Nothing is written
+there, an argument the tool does not have is left out (measuring this checkout, it fails the
+run). An argument above the tool's maximum is lowered to it. The table says what was changed. Nothing is written
 in the repository but bench/results/budget-latest.json (git-ignored; not with --no-save).
 """
 
@@ -180,7 +180,8 @@ def build_world(scratch: Scratch) -> tuple[Path, Path]:
 
 
 def fitted(tool: dict[str, Any], arguments: dict[str, Any], lenient: bool) -> tuple[dict[str, Any], list[str]]:
-    """`arguments` as `tool` takes them: (arguments, what was changed). Unknown or out-of-bounds ones fail unless `lenient`."""
+    """`arguments` as `tool` takes them: (arguments, what was changed). One above its maximum is lowered to it;
+    one the tool does not have fails the run unless `lenient` (measuring another checkout), where it is left out."""
     properties = tool.get("inputSchema", {}).get("properties", {})
     out, changed = {}, []
     for name, value in arguments.items():
@@ -193,8 +194,6 @@ def fitted(tool: dict[str, Any], arguments: dict[str, Any], lenient: bool) -> tu
         options = schema.get("anyOf", [schema])
         maximum = min((option["maximum"] for option in options if "maximum" in option), default=None)
         if isinstance(value, int) and maximum is not None and value > maximum:
-            if not lenient:
-                raise BenchError(f"{tool['name']}: {name} {value} is above its maximum {maximum}")
             changed.append(f"`{name}` {maximum} (its maximum)")
             value = maximum
         out[name] = value
@@ -228,7 +227,7 @@ def measure(client: StdioClient, name: str, arguments: dict[str, Any], rounds: i
         "message_bytes": len(line),
         "median_s": statistics.median(latencies),
         "runs_s": latencies,
-        "cut": "did not fit" in note or "Cut to fit" in note,
+        "cut": any(words in note or words in text for words in ("did not fit", "Cut to fit")),
         "error_text": text[:300] if result.get("isError") else "",
     }
 

@@ -263,7 +263,11 @@ class DocsIndex:
                         (expression, *chunk),
                     ):
                         found[rowid] = (source, heading, " ".join(snippet.split()))
-        return [Hit(found[s.rowid][0], s.path, s.anchor, found[s.rowid][1], found[s.rowid][2], s.score) for s in ranked if s.rowid in found]
+        hits = []
+        for section in ranked:  # a row another search's refresh removed since the ranking keeps its place, empty
+            source, heading, snippet = found.get(section.rowid, ("", "", ""))
+            hits.append(Hit(source, section.path, section.anchor, heading, snippet, section.score))
+        return hits
 
     def search(self, queries: list[str], skip: int = 0, count: int | None = None) -> list[Hit]:
         """The hits of `ranking` from place `skip` on, `count` of them (all when None)."""
