@@ -24,6 +24,8 @@ DEFAULT_TOKENS = 2_000
 HEADING_CHARS = 300
 SNIPPET_CHARS = 600
 SHORTENED = "Its one hit was larger than the whole budget, so its heading, link and snippet are shortened in the middle."
+MIN_HIT_TOKENS = 20
+"""The least a hit costs in the JSON (its five keys and quotes): a budget shows at most budget / 20 hits."""
 MIN_ROOM = 150
 """Tokens a budget must leave for hits after the answer's fixed parts: room for one hit shortened to its bones."""
 BATCH = 50
@@ -79,8 +81,8 @@ def answer(index: DocsIndex, queries: list[str], skip: int, limit: int, asked: i
 
     `asked` is the call's own budget_tokens (None: the default), repeated as it was in the next call."""
     sources = [f"{label}: {root}" for label, root in index.roots]
-    ranked = index.ranking(queries)
-    total = len(ranked)
+    ranked = index.ranking(queries, stop=skip + limit // MIN_HIT_TOKENS + 1)  # more than the budget could show
+    total = index.count(queries)
     if skip and skip >= total:
         valid = f"Ask with skip from 0 to {total - 1:,}; the docs may have changed since the answer that gave it."
         raise DocsError(
@@ -102,14 +104,14 @@ def answer(index: DocsIndex, queries: list[str], skip: int, limit: int, asked: i
     hits: list[DocHit] = []
     shortened = False
     place = skip
-    while place < total:
+    while place < len(ranked):
         batch = [_hit(hit) for hit in index.hits(ranked[place : place + BATCH])]
         taken = budget.take(batch, fit, hit_line)
         hits += batch[:taken]
         place += taken
         if taken < len(batch):
             break
-    if not hits and place < total:  # one hit larger than the whole budget: its fields shortened to fit
+    if not hits and place < len(ranked):  # one hit larger than the whole budget: its fields shortened to fit
         hits, place, shortened = [_shortened(_hit(index.hits(ranked[place : place + 1])[0]), fit)], place + 1, True
     next_skip = place if place < total else None
     note = ""

@@ -212,13 +212,16 @@ class DocsIndex:
                 raise
             return len(changed), len(removed)
 
-    def ranking(self, queries: list[str]) -> list[Ranked]:
-        """Every section that matches any query, best first: the queries' rankings taken in turns.
+    def ranking(self, queries: list[str], stop: int | None = None) -> list[Ranked]:
+        """Every section that matches any query, best first: the queries' rankings taken in turns (the first `stop`).
 
         Each query ranks its sections by BM25 (headings weighted 5x), ties broken by path, anchor
         and row; the answer takes each query's first, then each one's second, and so on, a
         section shown once (at its first place). The same docs and queries give the same list,
-        so a position in it (``skip``) means the same thing from one call to the next.
+        so a position in it (``skip``) means the same thing from one call to the next. With
+        `stop`, each query's ranking is read only to its `stop`-th section: the first `stop`
+        places of the whole list never need more (a query's own sections are distinct), and
+        SQLite keeps the best `stop` instead of sorting every match.
 
         The files are looked at again (and changed ones re-indexed) unless that was done in the
         last `REFRESH_INTERVAL` seconds.
@@ -233,8 +236,8 @@ class DocsIndex:
                 if not expression:
                     continue
                 rows = conn.execute(
-                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid",
-                    (expression,),
+                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid LIMIT ?",
+                    (expression, -1 if stop is None else stop),
                 ).fetchall()
                 lists.append([Ranked(rowid, expression, path, anchor, round(-rank, 4)) for rowid, path, anchor, rank in rows])
         ranked: list[Ranked] = []
@@ -244,7 +247,16 @@ class DocsIndex:
                 if place < len(found) and (found[place].path, found[place].anchor) not in seen:
                     seen.add((found[place].path, found[place].anchor))
                     ranked.append(found[place])
-        return ranked
+        return ranked if stop is None else ranked[:stop]
+
+    def count(self, queries: list[str]) -> int:
+        """How many sections the whole `ranking` of `queries` holds (each once), without ranking them."""
+        expressions = [expression for expression in map(_fts_query, queries) if expression]
+        if not expressions:
+            return 0
+        union = " UNION ".join(["SELECT path, anchor FROM sections WHERE sections MATCH ?"] * len(expressions))
+        with self._lock:
+            return int(self._db().execute(f"SELECT count(*) FROM ({union})", expressions).fetchone()[0])
 
     def hits(self, ranked: list[Ranked]) -> list[Hit]:
         """`ranked` sections as hits, in the same order, each with its heading and a snippet of its text around its query's words."""

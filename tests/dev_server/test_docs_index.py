@@ -203,6 +203,19 @@ def test_the_ranking_takes_each_query_in_turn_and_shows_a_section_once(tmp_path,
         assert [hit.link for hit in index.search(["apples", "pears"], skip=2)] == ["docs/a.md#fruit"]
 
 
+def test_a_ranking_read_to_a_stop_is_the_start_of_the_whole_one_and_count_is_its_length(tmp_path, cache):
+    docs = tmp_path / "docs"
+    for n in range(12):  # words shared unevenly, so that the queries find many of the same sections
+        write(docs / f"p{n:02}.md", f"# Apples {n}\n{'apples ' * (n % 4)}pears {'fruit ' * (n % 3)}\n\n# Pears {n}\n{'pears ' * (n % 5)}\n")
+    queries = ["apples", "pears fruit", "pears", "fruit apples"]
+    with opened([("project", docs)], shown={"project": "docs"}) as index:
+        whole = index.ranking(queries)
+        assert index.count(queries) == len(whole) == len({(s.path, s.anchor) for s in whole}) > 12
+        for stop in range(len(whole) + 2):
+            assert index.ranking(queries, stop=stop) == whole[:stop], stop
+        assert index.count(["", "  "]) == 0 and index.ranking(["", "  "]) == []
+
+
 def test_the_ranking_is_the_same_for_the_same_docs_whatever_order_they_were_indexed_in(tmp_path, cache):
     """Equal scores are broken by path and anchor, never by the order rows went into the index."""
     docs = tmp_path / "docs"
