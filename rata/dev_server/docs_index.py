@@ -1,7 +1,8 @@
 """Full-text search over the project's docs and the installed rata's own docs (SQLite FTS5, BM25).
 
     index = DocsIndex([("project", project / "docs"), ("rata", rata_docs_dir())])
-    hits = index.search(["live queries", "confirm"], budget_tokens=2_000)
+    ranked = index.ranking(["live queries", "confirm"])  # every matching section, best first
+    hits = index.hits(ranked[:20])                        # the first 20, with their snippets
 
 Markdown files are split into sections at their headings; each section is indexed with its
 heading (weighted higher), its text, and a ``path#anchor`` link. The index lives in the user's
@@ -17,6 +18,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from rata._record import Record
 
@@ -106,6 +108,18 @@ class Hit(Record):
     @property
     def link(self) -> str:
         return f"{self.path}#{self.anchor}" if self.anchor else self.path
+
+
+class Ranked(NamedTuple):
+    """A section's place in a ranking, before its heading and snippet are read: its row, the FTS5 expression that found it, its score.
+
+    A tuple, not a `Record`: a ranking can hold tens of thousands, built on every search."""
+
+    rowid: int
+    query: str
+    path: str
+    anchor: str
+    score: float
 
 
 class DocsIndex:
@@ -198,18 +212,23 @@ class DocsIndex:
                 raise
             return len(changed), len(removed)
 
-    def search(self, queries: list[str], budget_tokens: int = 2_000, per_query: int = 8) -> tuple[list[Hit], bool]:
-        """Ranked sections for each query (BM25, headings weighted 5x); (hits, cut) where cut says the budget ran out.
+    def ranking(self, queries: list[str], stop: int | None = None) -> list[Ranked]:
+        """Every section that matches any query, best first: the queries' rankings taken in turns (the first `stop`).
+
+        Each query ranks its sections by BM25 (headings weighted 5x), ties broken by path, anchor
+        and row; the answer takes each query's first, then each one's second, and so on, a
+        section shown once (at its first place). The same docs and queries give the same list,
+        so a position in it (``skip``) means the same thing from one call to the next. With
+        `stop`, each query's ranking is read only to its `stop`-th section: the first `stop`
+        places of the whole list never need more (a query's own sections are distinct), and
+        SQLite keeps the best `stop` instead of sorting every match.
 
         The files are looked at again (and changed ones re-indexed) unless that was done in the
         last `REFRESH_INTERVAL` seconds.
         """
         if self._refreshed_at is None or time.monotonic() - self._refreshed_at >= REFRESH_INTERVAL:
             self.refresh()
-        hits: list[Hit] = []
-        seen: set[tuple[str, str]] = set()
-        used = 0
-        cut = False
+        lists: list[list[Ranked]] = []
         with self._lock:
             conn = self._db()
             for query in queries:
@@ -217,21 +236,55 @@ class DocsIndex:
                 if not expression:
                     continue
                 rows = conn.execute(
-                    "SELECT source, path, anchor, heading, snippet(sections, 4, '', '', ' ... ', 24), bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank "
-                    "FROM sections WHERE sections MATCH ? ORDER BY rank LIMIT ?",
-                    (expression, per_query),
+                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid LIMIT ?",
+                    (expression, -1 if stop is None else stop),
                 ).fetchall()
-                for source, path, anchor, heading, snippet, rank in rows:
-                    if (path, anchor) in seen:
-                        continue
-                    cost = (len(heading) + len(snippet) + len(path) + len(anchor)) // 4 + 8
-                    if used + cost > budget_tokens:
-                        cut = True
-                        break
-                    seen.add((path, anchor))
-                    used += cost
-                    hits.append(Hit(source, path, anchor, heading, " ".join(snippet.split()), round(-rank, 4)))
-        return hits, cut
+                lists.append([Ranked(rowid, expression, path, anchor, round(-rank, 4)) for rowid, path, anchor, rank in rows])
+        ranked: list[Ranked] = []
+        seen: set[tuple[str, str]] = set()
+        for place in range(max((len(found) for found in lists), default=0)):
+            for found in lists:
+                if place < len(found) and (found[place].path, found[place].anchor) not in seen:
+                    seen.add((found[place].path, found[place].anchor))
+                    ranked.append(found[place])
+        return ranked if stop is None else ranked[:stop]
+
+    def count(self, queries: list[str]) -> int:
+        """How many sections the whole `ranking` of `queries` holds (each once), without ranking them."""
+        expressions = [expression for expression in map(_fts_query, queries) if expression]
+        if not expressions:
+            return 0
+        union = " UNION ".join(["SELECT path, anchor FROM sections WHERE sections MATCH ?"] * len(expressions))
+        with self._lock:
+            return int(self._db().execute(f"SELECT count(*) FROM ({union})", expressions).fetchone()[0])
+
+    def hits(self, ranked: list[Ranked]) -> list[Hit]:
+        """`ranked` sections as hits, in the same order, each with its heading and a snippet of its text around its query's words."""
+        found: dict[int, tuple[str, str, str]] = {}
+        by_query: dict[str, list[int]] = {}
+        for section in ranked:
+            by_query.setdefault(section.query, []).append(section.rowid)
+        with self._lock:
+            conn = self._db()
+            for expression, rowids in by_query.items():
+                for start in range(0, len(rowids), 500):
+                    chunk = rowids[start : start + 500]
+                    marks = ", ".join("?" * len(chunk))
+                    for rowid, source, heading, snippet in conn.execute(
+                        f"SELECT rowid, source, heading, snippet(sections, 4, '', '', ' ... ', 24) FROM sections WHERE sections MATCH ? AND rowid IN ({marks})",
+                        (expression, *chunk),
+                    ):
+                        found[rowid] = (source, heading, " ".join(snippet.split()))
+        hits = []
+        for section in ranked:  # a row another search's refresh removed since the ranking keeps its place, empty
+            source, heading, snippet = found.get(section.rowid, ("", "", ""))
+            hits.append(Hit(source, section.path, section.anchor, heading, snippet, section.score))
+        return hits
+
+    def search(self, queries: list[str], skip: int = 0, count: int | None = None) -> list[Hit]:
+        """The hits of `ranking` from place `skip` on, `count` of them (all when None)."""
+        ranked = self.ranking(queries)
+        return self.hits(ranked[skip : None if count is None else skip + count])
 
 
 def _last_row(conn: sqlite3.Connection) -> int:

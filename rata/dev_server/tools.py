@@ -26,7 +26,8 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, logreader, logs_answer
+from rata.dev_server import budget, database, docs_answer, logreader, logs_answer
+from rata.dev_server.docs_answer import DocsAnswer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.logs_answer import LastError, LogEntries
 from rata.dev_server.target import Target
@@ -519,45 +520,25 @@ def python_type(node: Any) -> str:
     return "Any"
 
 
-class DocHit(TypedDict):
-    source: str
-    link: str
-    heading: str
-    snippet: str
-    score: float
-
-
-class DocsAnswer(TypedDict):
-    """Ranked doc sections for the queries, within the token budget."""
-
-    hits: list[DocHit]
-    cut: bool
-    sources: list[str]
-    note: str
-
-
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=docs_answer.docs_text)
 def search_docs(
     ctx: Ctx,
-    queries: Annotated[list[str], Field(min_length=1, max_length=10)],
-    budget_tokens: Annotated[int, Field(ge=100, le=20_000)] = 2_000,
+    queries: Annotated[list[Annotated[str, Field(max_length=500)]], Field(min_length=1, max_length=10)],
+    skip: Annotated[int, Field(ge=0)] = 0,
+    budget_tokens: budget.BudgetTokens | None = None,
 ) -> DocsAnswer:
-    """Full-text search (BM25) over the project's docs/ and the docs of the installed rata version; ranked sections with heading, path#anchor and snippet.
+    """Full-text search (BM25) over the project's docs/ and the installed rata's docs; ranked sections with heading, path#anchor, score and snippet.
 
     Args:
         queries: One or more searches, e.g. ["live queries", "confirm delete"].
-        budget_tokens: Roughly how many tokens the answer may use; it says when it was cut.
+        skip: Hits already shown (the answer's next_skip, to get the next part); the ranking is the same for the same docs and queries.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default 2,000, or the server's budget when that is smaller). What does not fit is left for the next call, which the answer names.
     """
     index = _index(ctx)
-    sources = [f"{label}: {root}" for label, root in index.roots]
     if not index.roots:
-        return _new(DocsAnswer, [], False, [], "No docs found: add Markdown files under docs/ in the project.")
-    hits, cut = index.search(queries, budget_tokens)
-    found = [_new(DocHit, h.source, h.link, h.heading, h.snippet, h.score) for h in hits]
-    note = "" if found else "Nothing matched; try other words."
-    if not any(label == "project" for label, _ in index.roots):
-        note = (note + " The project has no docs/ folder, so only rata's docs were searched.").strip()
-    return _new(DocsAnswer, found, cut, sources, note)
+        return DocsAnswer(hits=[], skip=skip, total=0, next_skip=None, sources=[], note="No docs found: add Markdown files under docs/ in the project.")
+    limit = budget_tokens if budget_tokens is not None else min(docs_answer.DEFAULT_TOKENS, budget.budget_of(ctx, None))
+    return docs_answer.answer(index, queries, skip, limit, budget_tokens)
 
 
 def _index(ctx: Ctx) -> DocsIndex:

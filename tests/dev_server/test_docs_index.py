@@ -159,8 +159,7 @@ def test_a_heading_match_ranks_above_a_mention_in_a_body(tmp_path, cache):
     for i in range(10):  # a corpus where the word is rare, as in real docs (BM25 weighs rare words up)
         write(docs / f"other-{i}.md", f"# Page {i}\nAbout something else entirely, number {i}.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
-        hits, cut = index.search(["confirmation"])
-    assert cut is False
+        hits = index.search(["confirmation"])
     assert [hit.link for hit in hits][:2] == ["docs/b-confirm.md#confirmation", "docs/a-guide.md#storing-customers"]
     assert hits[0].heading == "Confirmation" and hits[0].source == "project"
     assert hits[0].score > hits[1].score > 0
@@ -171,7 +170,7 @@ def test_search_words_are_stemmed_and_case_blind(tmp_path, cache):
     docs = tmp_path / "docs"
     write(docs / "m.md", "# Migrations\nEach migration runs in a transaction.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
-        hits, _ = index.search(["MIGRATING transactions"])
+        hits = index.search(["MIGRATING transactions"])
     assert [hit.link for hit in hits] == ["docs/m.md#migrations"]
 
 
@@ -179,9 +178,8 @@ def test_several_queries_in_one_call_each_find_their_sections_once(tmp_path, cac
     docs = tmp_path / "docs"
     write(docs / "one.md", "# Live queries\nResources stay fresh.\n\n# Confirm\nThe user agrees first.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
-        hits, cut = index.search(["live queries", "confirm", "fresh resources"])
+        hits = index.search(["live queries", "confirm", "fresh resources"])
     assert [hit.link for hit in hits] == ["docs/one.md#live-queries", "docs/one.md#confirm"]
-    assert cut is False
 
 
 def test_query_text_is_words_only_so_search_syntax_cannot_break_it(tmp_path, cache):
@@ -190,21 +188,49 @@ def test_query_text_is_words_only_so_search_syntax_cannot_break_it(tmp_path, cac
     with opened([("project", docs)], shown={"project": "docs"}) as index:
         for query in ['confirm"', "NEAR(confirm user)", "confirm OR", "* ^confirm", "heading:confirm", "(", "", "   "]:
             index.search([query])  # no sqlite3.OperationalError (fts5: syntax error)
-        hits, _ = index.search(['"confirm" (user*)'])
+        hits = index.search(['"confirm" (user*)'])
     assert [hit.link for hit in hits] == ["docs/one.md#confirm"]
 
 
-def test_the_answer_stays_within_the_token_budget_and_says_when_it_was_cut(tmp_path, cache):
+def test_the_ranking_takes_each_query_in_turn_and_shows_a_section_once(tmp_path, cache):
     docs = tmp_path / "docs"
-    body = "The customers table holds every customer and their email address. " * 10
-    write(docs / "many.md", "".join(f"## Customers part {i}\n{body}\n\n" for i in range(40)))
+    write(docs / "a.md", "# Apples\nApples apples apples.\n\n# Fruit\nApples and pears.\n")
+    write(docs / "p.md", "# Pears\nPears pears pears.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
-        everything, cut_everything = index.search(["customers"], budget_tokens=20_000)
-        few, cut_few = index.search(["customers"], budget_tokens=100)
-    assert cut_everything is False and len(everything) == 8  # per_query caps each query
-    assert cut_few is True and 0 < len(few) < len(everything)
-    used = sum((len(h.heading) + len(h.snippet) + len(h.path) + len(h.anchor)) // 4 + 8 for h in few)
-    assert used <= 100
+        ranked = [section.path + "#" + section.anchor for section in index.ranking(["apples", "pears"])]
+        assert ranked == ["docs/a.md#apples", "docs/p.md#pears", "docs/a.md#fruit"]  # apples' 1st, pears' 1st, apples' 2nd (pears' 2nd: shown)
+        assert [hit.link for hit in index.search(["apples", "pears"], skip=1, count=1)] == ["docs/p.md#pears"]
+        assert [hit.link for hit in index.search(["apples", "pears"], skip=2)] == ["docs/a.md#fruit"]
+
+
+def test_a_ranking_read_to_a_stop_is_the_start_of_the_whole_one_and_count_is_its_length(tmp_path, cache):
+    docs = tmp_path / "docs"
+    for n in range(12):  # words shared unevenly, so that the queries find many of the same sections
+        write(docs / f"p{n:02}.md", f"# Apples {n}\n{'apples ' * (n % 4)}pears {'fruit ' * (n % 3)}\n\n# Pears {n}\n{'pears ' * (n % 5)}\n")
+    queries = ["apples", "pears fruit", "pears", "fruit apples"]
+    with opened([("project", docs)], shown={"project": "docs"}) as index:
+        whole = index.ranking(queries)
+        assert index.count(queries) == len(whole) == len({(s.path, s.anchor) for s in whole}) > 12
+        for stop in range(len(whole) + 2):
+            assert index.ranking(queries, stop=stop) == whole[:stop], stop
+        assert index.count(["", "  "]) == 0 and index.ranking(["", "  "]) == []
+
+
+def test_the_ranking_is_the_same_for_the_same_docs_whatever_order_they_were_indexed_in(tmp_path, cache):
+    """Equal scores are broken by path and anchor, never by the order rows went into the index."""
+    docs = tmp_path / "docs"
+    pages = [write(docs / f"p{i:02}.md", f"# Page {i}\nThe same words on every page.\n") for i in range(30)]
+    with opened([("project", docs)], shown={"project": "docs"}) as index:
+        first = [(hit.link, hit.score, hit.snippet) for hit in index.search(["same words", "page"])]
+        rows_before = [section.rowid for section in index.ranking(["page"])]
+        for page in pages[:15]:  # read again: their rows now come after the other half's
+            bump_mtime(page)
+        assert index.refresh() == (15, 0)
+        rows_after = [section.rowid for section in index.ranking(["page"])]
+        again = [(hit.link, hit.score, hit.snippet) for hit in index.search(["same words", "page"])]
+    assert rows_after != rows_before and sorted(rows_after) != rows_after  # the rows did move
+    assert again == first and len(first) == 30
+    assert len({score for _, score, _ in first}) == 1  # every page scores the same: only the tie-break orders them
 
 
 def test_project_docs_and_rata_docs_are_searched_together_and_labelled(tmp_path, cache):
@@ -212,7 +238,7 @@ def test_project_docs_and_rata_docs_are_searched_together_and_labelled(tmp_path,
     rata_docs = docs_index.rata_docs_dir()
     assert rata_docs is not None and rata_docs.is_dir()
     with opened([("project", project), ("rata", rata_docs)], shown={"project": "docs"}) as index:
-        hits, _ = index.search(["customers sqlite", "live"], budget_tokens=20_000)
+        hits = index.search(["customers sqlite", "live"])
     sources = {hit.source for hit in hits}
     assert sources == {"project", "rata"}
     assert hits[0].link == "docs/crm.md#customers"
@@ -234,13 +260,13 @@ def test_the_index_is_brought_up_to_date_one_changed_file_at_a_time(tmp_path, ca
         b.write_text("# Beta\nThe second page now mentions giraffes.\n", encoding="utf-8")
         bump_mtime(b)
         assert index.refresh() == (1, 0)
-        assert [h.link for h in index.search(["giraffes"])[0]] == ["docs/b.md#beta"]
-        assert index.search(["zebras"])[0] == []
+        assert [h.link for h in index.search(["giraffes"])] == ["docs/b.md#beta"]
+        assert index.search(["zebras"]) == []
 
         gone.unlink()
         assert index.refresh() == (0, 1)
-        assert index.search(["okapis"])[0] == []
-        assert [h.link for h in index.search(["alpha"])[0]] == ["docs/a.md#alpha"]
+        assert index.search(["okapis"]) == []
+        assert [h.link for h in index.search(["alpha"])] == ["docs/a.md#alpha"]
 
 
 def test_search_refreshes_the_index_by_itself_once_the_refresh_interval_has_passed(tmp_path, cache):
@@ -249,11 +275,11 @@ def test_search_refreshes_the_index_by_itself_once_the_refresh_interval_has_pass
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Alpha\nThe first page.\n")
     with opened([("project", docs)], shown={"project": "docs"}) as index:
-        assert index.search(["hedgehogs"])[0] == []
+        assert index.search(["hedgehogs"]) == []
         write(docs / "new.md", "# Hedgehogs\nA new page.\n")
-        assert index.search(["hedgehogs"])[0] == []  # searches in quick succession trust the last look at the files
+        assert index.search(["hedgehogs"]) == []  # searches in quick succession trust the last look at the files
         index._refreshed_at -= docs_index.REFRESH_INTERVAL  # the interval has passed
-        assert [h.link for h in index.search(["hedgehogs"])[0]] == ["docs/new.md#hedgehogs"]
+        assert [h.link for h in index.search(["hedgehogs"])] == ["docs/new.md#hedgehogs"]
 
 
 def test_a_second_index_on_the_same_docs_reuses_the_file_in_the_cache(tmp_path, cache):
@@ -291,4 +317,4 @@ def test_without_rata_cache_dir_the_index_goes_to_the_xdg_cache_folder(tmp_path,
 def test_a_missing_docs_folder_is_no_root_and_no_error(tmp_path, cache):
     with opened([("project", tmp_path / "no-docs-here")]) as index:
         assert index.roots == []
-        assert index.search(["anything"]) == ([], False)
+        assert index.search(["anything"]) == []

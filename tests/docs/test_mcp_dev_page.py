@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rata.dev_server import database, docs_index, logreader, target, tools, windows
+from rata.dev_server import budget, database, docs_answer, docs_index, logreader, target, tools, windows
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient
@@ -155,15 +155,16 @@ def test_the_argument_tables_match_the_schemas(dev: AgentClient) -> None:
     assert rows["limit"][1] == "20" and "1 to 500" in rows["limit"][2]
     assert spans(rows["level"][2]) == levels
     docs = schemas["search_docs"]
-    assert (docs["budget_tokens"]["default"], docs["budget_tokens"]["minimum"], docs["budget_tokens"]["maximum"]) == (2_000, 100, 20_000)
-    assert (docs["queries"]["minItems"], docs["queries"]["maxItems"]) == (1, 10)
-    import inspect
-
-    assert inspect.signature(docs_index.DocsIndex.search).parameters["per_query"].default == 8
+    (bounded,) = [option for option in docs["budget_tokens"]["anyOf"] if option["type"] == "integer"]
+    assert (docs["budget_tokens"]["default"], bounded["minimum"], bounded["maximum"]) == (None, budget.MIN_TOKENS, budget.MAX_TOKENS)
+    assert docs_answer.DEFAULT_TOKENS == 2_000
+    assert (docs["queries"]["minItems"], docs["queries"]["maxItems"], docs["queries"]["items"]["maxLength"]) == (1, 10, 500)
+    assert (docs["skip"]["default"], docs["skip"]["minimum"]) == (0, 0)
     rows = {spans(row[0])[0]: row for row in table_rows(section("### search_docs"))}
     assert list(rows) == list(docs)
-    assert "1 to 10 searches" in rows["queries"][2] and "up to 8 each" in rows["queries"][2]
-    assert rows["budget_tokens"][1] == "2,000" and "100 to 20,000" in rows["budget_tokens"][2]
+    assert "1 to 10 searches of up to 500 characters" in rows["queries"][2]
+    assert rows["budget_tokens"][1] == "2,000, or the server's budget when that is smaller" and "1,000 to 25,000" in rows["budget_tokens"][2]
+    assert rows["skip"][1] == "0" and "`next_skip`" in rows["skip"][2]
     query = schemas["database_query"]
     assert (query["limit"]["default"], query["limit"]["minimum"], query["limit"]["maximum"]) == (database.DEFAULT_ROWS, 1, database.MAX_ROWS)
 
@@ -182,7 +183,10 @@ def test_the_bounds_table_is_the_code() -> None:
     assert rows["A log message"][0] == "2,000 characters"
     assert rows["A traceback"][0] == "8,000 characters"
     assert rows["Any other field of a log entry"][0] == "500 characters (a list or object: its JSON)"
-    assert rows["`search_docs`"][0] == "2,000 tokens by default; `budget_tokens` from 100 to 20,000; 1 to 10 queries, 8 sections each"
+    assert rows["`search_docs`"][0] == (
+        f"{docs_answer.DEFAULT_TOKENS:,} tokens by default (the server's budget when that is smaller); `budget_tokens` from {budget.MIN_TOKENS:,} to {budget.MAX_TOKENS:,}; "
+        f"1 to 10 queries of up to 500 characters; a heading {docs_answer.HEADING_CHARS} characters, a snippet {docs_answer.SNIPPET_CHARS}"
+    )
     assert rows["Files watched for reloading"][0] == "5,000"
     assert "skipping `.git`, `.venv`, `venv`, `node_modules`, `__pycache__`, `build`, `dist` and other hidden folders" in flat(page())
     assert set(target._SKIP_DIRS) == {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
