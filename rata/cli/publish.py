@@ -55,7 +55,7 @@ def publish(
         _check(path, shown_path, entry)
         console().print(safe(f"{shown_path} is up to date.", "ok"))
         return
-    action = plan_write(path, entry, force=force)
+    action = plan_write(path, entry, force=force, shown_as=shown_path)
     if action == "write":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(entry.text, encoding="utf-8")
@@ -68,7 +68,7 @@ def publish(
         line.append_text(safe(note))
         notes.print(line)
     notes.print(safe("To publish it with the registry's own tool, mcp-publisher:"))
-    for step in _steps(entry.name, project.name, project.version, shown_path):
+    for step in _steps(entry, project.name, project.version, shown_path):
         notes.print(safe(f"  {step}"))
 
 def _check(path: Path, shown_path: str, entry: Entry) -> None:
@@ -84,15 +84,19 @@ def _check(path: Path, shown_path: str, entry: Entry) -> None:
         raise DriftError(f"{shown_path!r} is stale against the project.", hint="Run `rata mcp publish --dry-run` and commit the file.")
 
 
-def _steps(name: str, package: str, version: str, shown_path: str) -> list[str]:
-    namespace = name.split("/")[0]
+def _steps(entry: Entry, package: str, version: str, shown_path: str) -> list[str]:
+    namespace = entry.name.split("/")[0]
     if namespace.startswith("io.github."):
         login = "mcp-publisher login github"
     else:
         domain = ".".join(reversed(namespace.split(".")))
         login = f"mcp-publisher login dns --domain {domain}   (or http: see the registry's authentication docs)"
+    if entry.readme_declares_name:
+        upload = f"1. Upload {package} {version} to PyPI, with the README that holds {entry.ownership_line}."
+    else:
+        upload = f"1. Put {entry.ownership_line} in the README that PyPI shows, and upload {package} {version} to PyPI."
     return [
-        f"1. Put <!-- mcp-name: {name} --> in the README that PyPI shows, and upload {package} {version} to PyPI.",
+        upload,
         f"2. {login}",
         f"3. mcp-publisher publish {shown_path}",
     ]

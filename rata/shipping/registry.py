@@ -56,6 +56,8 @@ class Entry:
 
     server: dict[str, Any]
     notes: tuple[str, ...] = ()
+    readme_declares_name: bool = False
+    """Whether the project's README (PyPI's description) already holds `ownership_line`."""
 
     @property
     def name(self) -> str:
@@ -211,11 +213,12 @@ def build_entry(project: Project) -> Entry:
             f"The namespace {namespace!r} is an example domain, which no one can prove to own. "
             'Set [tool.rata.registry] name = "io.github.<you>/<app>", or a domain you own, or add your GitHub repository to [project.urls].'
         )
-    notes.extend(_ownership_notes(project, name))
+    ownership = _ownership_notes(project, name)
+    notes.extend(ownership)
     problems = validate(server)
     if problems:
         raise RataError(f"The entry rata made does not match the registry's schema: {problems[0]}.", hint="Please report this: rata should not write an entry the registry refuses.")
-    return Entry(server, tuple(notes))
+    return Entry(server, tuple(notes), readme_declares_name=not ownership)
 
 
 def _uvx_script(project: Project) -> str:
@@ -267,8 +270,10 @@ def written_by_rata(value: object) -> bool:
     return isinstance(provided, dict) and provided.get("tool") == MARKER["tool"]
 
 
-def plan_write(path: Path, entry: Entry, *, force: bool = False) -> str:
+def plan_write(path: Path, entry: Entry, *, force: bool = False, shown_as: str | None = None) -> str:
     """``"same"`` when `path` already holds the entry, ``"write"`` when rata may write it (new, rata's own, or `force`).
+
+    `shown_as` is how messages name the file (default: `path`).
 
     Raises:
         ConfigError: the file exists and rata did not write it (and not `force`): it is the user's.
@@ -278,7 +283,7 @@ def plan_write(path: Path, entry: Entry, *, force: bool = False) -> str:
     except FileNotFoundError:
         return "write"
     except IsADirectoryError:
-        raise ConfigError(f"{str(path)!r} is a folder.", hint="Pass --out with a file path.") from None
+        raise ConfigError(f"{shown_as or str(path)!r} is a folder.", hint="Pass --out with a file path.") from None
     if current == entry.text.encode("utf-8"):
         return "same"
     if force:
@@ -289,7 +294,7 @@ def plan_write(path: Path, entry: Entry, *, force: bool = False) -> str:
         ours = False
     if not ours:
         raise ConfigError(
-            f"{str(path)!r} exists and rata did not write it (it has no {PUBLISHER_KEY} tool = \"rata\" in _meta).",
+            f"{shown_as or str(path)!r} exists and rata did not write it (it has no {PUBLISHER_KEY} tool = \"rata\" in _meta).",
             hint="Compare it with `rata mcp publish --dry-run --out other.json`; pass --force to replace it.",
         )
     return "write"

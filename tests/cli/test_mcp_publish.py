@@ -120,6 +120,7 @@ def test_the_real_cli_writes_and_checks_the_entry_of_a_new_app(tmp_path):
         readme.write("\n" + line)
     clean = rata("mcp", "publish", "--dry-run", "--app", "notes")
     assert clean.returncode == 0 and "warning" not in clean.stderr
+    assert "1. Upload notes 0.1.0 to PyPI, with the README that holds <!-- mcp-name: io.github.ada/notes -->." in clean.stderr
     pyproject = tmp_path / "notes" / "pyproject.toml"
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('version = "0.1.0"', 'version = "0.2.0"'), encoding="utf-8")
     assert rata("mcp", "publish", "--check", "--app", "notes").returncode == 4
