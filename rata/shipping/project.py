@@ -79,6 +79,7 @@ class Project:
     urls: dict[str, str] = field(default_factory=dict)
     readme: Path | None = None
     readme_text: str | None = None  # ``readme = {text = "..."}``
+    dynamic: tuple[str, ...] = ()  # ``[project] dynamic``: keys the build backend fills in
     scripts: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     app: AppInfo | None = None
@@ -254,6 +255,7 @@ def read_project(pyproject: Path, app: AppInfo | None = None) -> Project:
         urls=_strings(table.get("urls", {}), "[project.urls]", pyproject),
         readme=readme,
         readme_text=readme_text,
+        dynamic=tuple(dynamic),
         scripts=_scripts(table.get("scripts", {}), pyproject),
         settings=_table(rata_settings, "[tool.rata]", pyproject),
         app=app,
@@ -277,12 +279,11 @@ def load_project(spec: str | None = None, cwd: Path | None = None) -> Project:
         )
     app = loaded.app
     pyproject = loaded.project / "pyproject.toml"
-    info = AppInfo(
-        name=_text(app.name, "The app's name", pyproject),
-        identifier=_text(app.identifier, "The app's identifier", pyproject),
-        version=_text(app.version, "The app's version", pyproject),
-        description=_text(app.description, "The app's description", pyproject),
-    )
+    for key in ("name", "identifier", "version", "description"):
+        if not isinstance(getattr(app, key), str):
+            value = getattr(app, key)
+            raise ConfigError(f"The app's {key} must be a string, not {type(value).__name__} {shown(value)}.", hint=f"Pass a string as App(..., {key}=...).")
+    info = AppInfo(name=app.name, identifier=app.identifier, version=app.version, description=app.description)
     return read_project(pyproject, info)
 
 

@@ -240,6 +240,8 @@ def _ownership_notes(project: Project, name: str) -> list[str]:
     from rata.shipping.project import read_readme
 
     line = ownership_line(name)
+    if project.readme is None and project.readme_text is None and "readme" in project.dynamic:
+        return [f"[project] readme is dynamic (the build backend writes it), so rata cannot check it: make sure PyPI's description holds the line {line}."]
     if project.readme is None and project.readme_text is None:
         return [f'[project] has no readme, so PyPI shows no description and the registry cannot find `mcp-name: {name}` there. Add readme = "README.md" holding the line {line}.']
     text = read_readme(project) or ""

@@ -33,10 +33,10 @@ from tests.conftest import CRM
 APP = AppInfo(name="crm", identifier="com.example.crm", version="1.0.0", description="A small customer list.")
 
 
-def project_at(tmp_path: Path, readme: str | None = None, registry: dict | None = None, **changes: object):
+def project_at(tmp_path: Path, readme_file: str | None = None, registry: dict | None = None, **changes: object):
     project = {"name": "rata-example-crm", "version": "1.0.0", "description": "A small customer list.", "scripts": {"rata-example-crm": "crm.main:main"}}
-    if readme is not None:
-        (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+    if readme_file is not None:
+        (tmp_path / "README.md").write_text(readme_file, encoding="utf-8")
         project["readme"] = "README.md"
     project.update(changes)
     tool = {"app": "crm.app:app", **({"registry": registry} if registry is not None else {})}
@@ -125,9 +125,20 @@ def test_tool_rata_registry_overrides_the_name_description_and_title(tmp_path):
 
 
 def test_a_readme_with_the_ownership_line_leaves_no_note(tmp_path):
-    entry = build_entry(project_at(tmp_path, readme="# crm\n\n<!-- mcp-name: org.acme/crm -->\n", registry={"name": "org.acme/crm"}))
+    entry = build_entry(project_at(tmp_path, readme_file="# crm\n\n<!-- mcp-name: org.acme/crm -->\n", registry={"name": "org.acme/crm"}))
     assert entry.notes == ()
     assert entry.ownership_line == "<!-- mcp-name: org.acme/crm -->"
+
+
+def test_a_dynamic_readme_is_a_note_rata_cannot_check(tmp_path):
+    entry = build_entry(project_at(tmp_path, dynamic=["readme"]))
+    assert any("readme is dynamic" in note for note in entry.notes)
+    assert not entry.readme_declares_name
+
+
+def test_a_readme_given_as_text_is_checked(tmp_path):
+    entry = build_entry(project_at(tmp_path, registry={"name": "org.acme/crm"}, readme={"text": "x\nmcp-name: org.acme/crm\n", "content-type": "text/markdown"}))
+    assert entry.readme_declares_name and entry.notes == ()
 
 
 def test_a_non_ascii_description_is_kept_and_valid(tmp_path):
