@@ -242,3 +242,20 @@ def test_plan_write_refuses_a_file_rata_did_not_write_unless_forced(tmp_path, co
         plan_write(path, entry)
     assert "--force" in raised.value.hint
     assert plan_write(path, entry, force=True) == "write"
+
+
+@given(
+    name=st.one_of(st.text(max_size=60), st.from_regex(r"[a-z][a-z0-9.-]{0,10}[a-z]/[a-z][a-z0-9._-]{0,10}[a-z]", fullmatch=True)),
+    description=st.text(max_size=120),
+    title=st.text(max_size=120),
+    version=st.sampled_from(["1.0.0", "0.1", "2.0.0rc1", "1.0.post2", "3!1.0.dev4"]),
+)
+def test_every_entry_rata_builds_validates_or_the_project_is_refused(tmp_path_factory, name, description, title, version):
+    folder = tmp_path_factory.mktemp("entry")
+    try:
+        entry = build_entry(project_at(folder, registry={"name": name, "description": description, "title": title}, version=version))
+    except ConfigError as error:
+        assert error.message and error.hint
+    else:
+        assert validate(entry.server) == []
+        assert json.loads(entry.text) == entry.server
