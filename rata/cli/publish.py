@@ -97,8 +97,9 @@ def _steps(entry: Entry, package: str, version: str, shown_path: str) -> list[st
         upload = f"1. Put {entry.ownership_line} in the README that PyPI shows, and upload {package} {version} to PyPI."
     return [
         upload,
-        f"2. {login}",
-        f"3. mcp-publisher publish {shown_path}",
+        f"2. mcp-publisher validate {shown_path}   (the registry's own checks, run locally)",
+        f"3. {login}",
+        f"4. mcp-publisher publish {shown_path}",
     ]
 
 

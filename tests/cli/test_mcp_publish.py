@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -124,3 +125,15 @@ def test_the_real_cli_writes_and_checks_the_entry_of_a_new_app(tmp_path):
     pyproject = tmp_path / "notes" / "pyproject.toml"
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('version = "0.1.0"', 'version = "0.2.0"'), encoding="utf-8")
     assert rata("mcp", "publish", "--check", "--app", "notes").returncode == 4
+
+
+MCP_PUBLISHER = os.environ.get("RATA_MCP_PUBLISHER") or shutil.which("mcp-publisher")
+
+
+@pytest.mark.subprocess
+@pytest.mark.skipif(MCP_PUBLISHER is None, reason="the registry's mcp-publisher is not installed (set RATA_MCP_PUBLISHER to its path)")
+def test_the_registry_s_own_mcp_publisher_validates_the_crm_entry(tmp_path):
+    """`mcp-publisher validate` runs the registry's schema and semantic checks locally (no login, nothing sent)."""
+    shutil.copy(CRM / "server.json", tmp_path / "server.json")
+    done = subprocess.run([MCP_PUBLISHER, "validate", "server.json"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
