@@ -46,6 +46,7 @@ _NAME_PART = r"[a-zA-Z0-9][a-zA-Z0-9._-]*[a-zA-Z0-9]"
 SERVER_NAME = re.compile(rf"^{_NAMESPACE}/{_NAME_PART}$")
 _SERVER_NAME_BYTE = re.compile(r"[a-zA-Z0-9./_-]")
 _REPOSITORY = re.compile(r"^https://(github\.com|gitlab\.com)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+_WEBSITE = re.compile(r"^https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]*)?$")
 _EXAMPLE_DOMAINS = ("com.example", "org.example", "net.example", "example")
 PUBLISHER_URL = "https://github.com/modelcontextprotocol/registry"
 
@@ -205,7 +206,7 @@ def build_entry(project: Project) -> Entry:
     elif project.repository:
         notes.append(f"The repository {shown(project.repository)} is left out: the registry takes https URLs on github.com or gitlab.com.")
     homepage = project.url("homepage", "documentation")
-    if homepage and homepage.startswith("https://") and (not repository or homepage.rstrip("/") != server["repository"]["url"]):
+    if homepage and _WEBSITE.match(homepage) and (not repository or homepage.rstrip("/") != server["repository"]["url"]):
         server["websiteUrl"] = homepage
     namespace = name.split("/")[0]
     if namespace in _EXAMPLE_DOMAINS or namespace.startswith(tuple(d + "." for d in _EXAMPLE_DOMAINS)):

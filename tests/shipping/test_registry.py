@@ -112,6 +112,12 @@ def test_a_github_repository_names_the_entry_and_is_its_repository(tmp_path):
     assert not any("example domain" in note for note in entry.notes)
 
 
+@pytest.mark.parametrize("homepage", ["http://crm.example.org", "https://crm example.org", "https://", "javascript:alert(1)"])
+def test_a_homepage_that_is_not_a_plain_https_url_is_left_out(tmp_path, homepage):
+    entry = build_entry(project_at(tmp_path, urls={"Homepage": homepage}))
+    assert "websiteUrl" not in entry.server and validate(entry.server) == []
+
+
 def test_a_repository_elsewhere_is_left_out_with_a_note(tmp_path):
     entry = build_entry(project_at(tmp_path, urls={"Source": "https://git.example.org/ada/crm"}))
     assert "repository" not in entry.server
