@@ -180,3 +180,12 @@ def _register_install() -> None:
 
 
 _register_install()
+
+
+def _register_publish() -> None:
+    from rata.cli.publish import publish
+
+    app.command("publish")(publish)
+
+
+_register_publish()
