@@ -76,10 +76,20 @@ def docs_text(answer: DocsAnswer) -> str:
     return "\n".join(lines + ([answer["note"]] if answer["note"] else []))
 
 
+QUERY_CHARS = 500
+"""The longest query: a search is a few words (not in the schema: OpenAI's strict mode refuses maxLength on a list's items)."""
+
+
 def answer(index: DocsIndex, queries: list[str], skip: int, limit: int, asked: int | None) -> DocsAnswer:
     """The hits of `queries` from place `skip` on that fit `limit` tokens, with the note naming the next call.
 
     `asked` is the call's own budget_tokens (None: the default), repeated as it was in the next call."""
+    for number, query in enumerate(queries, 1):  # checked here, not in the schema: strict-mode clients refuse maxLength on items
+        if len(query) > QUERY_CHARS:
+            raise DocsError(
+                f"Query {number} is {len(query):,} characters long; a query may have at most {QUERY_CHARS:,}.",
+                hint="Search for a few words, not a passage: the ranking only uses the words.",
+            )
     sources = [f"{label}: {root}" for label, root in index.roots]
     ranked = index.ranking(queries, stop=skip + limit // MIN_HIT_TOKENS + 1)  # more than the budget could show
     total = index.count(queries)

@@ -523,7 +523,7 @@ def python_type(node: Any) -> str:
 @command(can=ABILITY, read_only=True, text=docs_answer.docs_text)
 def search_docs(
     ctx: Ctx,
-    queries: Annotated[list[Annotated[str, Field(max_length=500)]], Field(min_length=1, max_length=10)],
+    queries: Annotated[list[str], Field(min_length=1, max_length=10)],
     skip: Annotated[int, Field(ge=0)] = 0,
     budget_tokens: budget.BudgetTokens | None = None,
 ) -> DocsAnswer:

@@ -231,3 +231,11 @@ def test_any_skip_within_the_ranking_shows_the_hits_from_that_place_on(small_doc
     assert shown == everything[skip : skip + len(shown)] and answer["total"] == len(everything)
     assert answer["next_skip"] == (skip + len(shown) if skip + len(shown) < len(everything) else None)
     assert max(sizes(result)) <= (asked or docs_answer.DEFAULT_TOKENS)
+
+
+def test_a_query_longer_than_500_characters_is_refused_naming_it_and_the_fix(tmp_path):
+    from rata.dev_server.docs_answer import QUERY_CHARS, DocsError, answer
+
+    with pytest.raises(DocsError, match=r"Query 2 is 501 characters long; a query may have at most 500\.") as refused:
+        answer(None, ["fine", "x" * (QUERY_CHARS + 1)], 0, 2_000, None)  # type: ignore[arg-type]
+    assert "a few words" in (refused.value.hint or "")
