@@ -26,7 +26,7 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, logreader
+from rata.dev_server import budget, database, database_answer, logreader
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
@@ -242,35 +242,37 @@ Cell = str | int | float | None  # an SQLite value as `database.run_query` gives
 
 
 class QueryAnswer(TypedDict):
-    """Rows of a read-only query, capped, as JSON and as a text table."""
+    """Rows of a read-only query from an offset, within the token budget; the text a model reads is one table of them."""
 
     columns: list[str]
     rows: list[list[Cell]]
     row_count: int
     more_rows: bool
+    next_offset: int | None
     elapsed_ms: float
-    table: str
     note: str
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=database_answer.query_text)
 def database_query(
     ctx: Ctx,
     sql: str,
     limit: Annotated[int, Field(ge=1, le=database.MAX_ROWS)] = database.DEFAULT_ROWS,
+    offset: Annotated[int, Field(ge=0, le=database.MAX_OFFSET)] = 0,
+    budget_tokens: budget.BudgetTokens | None = None,
 ) -> QueryAnswer:
     """Run one read-only SQL statement (SELECT, WITH ... SELECT, EXPLAIN, reading pragmas) on the app's database. Writes are refused by SQLite itself.
 
     Args:
         sql: One SQL statement.
         limit: The most rows to return; the answer says when there were more.
+        offset: Skip this many rows of the statement's result first (the answer's next_offset, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return _new(QueryAnswer, [], [], 0, False, 0.0, "", _no_database(path))
-    result = database.run_query_isolated(path, sql, limit)
-    note = " ".join(result.notes)
-    return _new(QueryAnswer, result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
+        return database_answer.empty_answer(_no_database(path))  # type: ignore[return-value]
+    return database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
 
 
 # --- migrations ---------------------------------------------------------------------------------

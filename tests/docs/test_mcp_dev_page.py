@@ -166,6 +166,10 @@ def test_the_argument_tables_match_the_schemas(dev: AgentClient) -> None:
     assert rows["budget_tokens"][1] == "2,000" and "100 to 20,000" in rows["budget_tokens"][2]
     query = schemas["database_query"]
     assert (query["limit"]["default"], query["limit"]["minimum"], query["limit"]["maximum"]) == (database.DEFAULT_ROWS, 1, database.MAX_ROWS)
+    assert (query["offset"]["default"], query["offset"]["minimum"], query["offset"]["maximum"]) == (0, 0, database.MAX_OFFSET) == (0, 0, 1_000_000_000)
+    rows = {spans(row[0])[0]: row for row in table_rows(section("### database_query"))}
+    assert list(rows) == list(query)
+    assert "1 to 1000" in rows["limit"][2] and "0 to 1,000,000,000" in rows["offset"][2] and "1,000 to 25,000" in rows["budget_tokens"][2]
 
 
 def test_the_bounds_table_is_the_code() -> None:
