@@ -347,24 +347,40 @@ def schema(conn: ReadOnlyConnection, *, summary: bool = False, name_filter: str 
     return found
 
 
-def _schema(conn: sqlite3.Connection, summary: bool, name_filter: str) -> dict[str, Any]:
+_KINDS = ("table", "view", "trigger")
+
+
+def schema_objects(conn: sqlite3.Connection, name_filter: str = "", after: str | None = None, summary: bool = False) -> list[tuple[str, str, str, str | None]]:
+    """The tables, views and triggers (kind, name, table, sql) by name (a table before a view or trigger of the same name).
+
+    `name_filter`: only those whose name, or whose table's name, contains it (case ignored); `after`: only those whose
+    name sorts after it; `summary`: tables only."""
     needle = name_filter.lower()
-    objects = conn.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
-    ).fetchall()
-    tables: list[dict[str, Any]] = []
-    views: list[dict[str, Any]] = []
-    triggers: list[dict[str, Any]] = []
-    for kind, name, table, sql in objects:
-        if needle and needle not in name.lower() and needle not in (table or "").lower():
-            continue
-        if kind == "table":
-            tables.append(_table(conn, name, summary))
-        elif kind == "view" and not summary:
-            views.append({"name": name, "sql": sql})
-        elif kind == "trigger" and not summary:
-            triggers.append({"name": name, "table": table, "sql": sql})
-    return {"tables": tables, "views": views, "triggers": triggers}
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view', 'trigger')").fetchall()
+    found = [
+        (str(kind), str(name), str(table or ""), sql if sql is None else str(sql))
+        for kind, name, table, sql in rows
+        if (not needle or needle in str(name).lower() or needle in str(table or "").lower())
+        and (after is None or str(name) > after)
+        and (kind == "table" or not summary)
+    ]
+    return sorted(found, key=lambda o: (o[1], _KINDS.index(o[0])))
+
+
+def describe(conn: sqlite3.Connection, kind: str, name: str, table: str, sql: str | None, summary: bool) -> dict[str, Any]:
+    """One object of `schema_objects` as the schema answer shows it: a table with its details (or only its row count), a view, a trigger."""
+    if kind == "table":
+        return _table(conn, name, summary)
+    if kind == "view":
+        return {"name": name, "sql": sql}
+    return {"name": name, "table": table, "sql": sql}
+
+
+def _schema(conn: sqlite3.Connection, summary: bool, name_filter: str) -> dict[str, Any]:
+    found: dict[str, list[dict[str, Any]]] = {"tables": [], "views": [], "triggers": []}
+    for kind, name, table, sql in schema_objects(conn, name_filter, None, summary):
+        found[kind + "s"].append(describe(conn, kind, name, table, sql, summary))
+    return found
 
 
 def _quote(name: str) -> str:

@@ -41,11 +41,12 @@ def cell_text(value: Any) -> str:
     if value.isprintable() and _PLAIN.fullmatch(value):
         text = value
     else:
-        text = "".join(_ESCAPES.get(c) or (c if c.isprintable() or c == " " else _escape(c)) for c in value)
+        text = "".join(_ESCAPES.get(c) or (c if c.isprintable() or c == " " else escape(c)) for c in value)
     return "\\" + text if text in ("NULL", '""') else text
 
 
-def _escape(char: str) -> str:
+def escape(char: str) -> str:
+    """One character as an escape: ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``."""
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 

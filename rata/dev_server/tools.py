@@ -26,7 +26,7 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, database_answer, logreader
+from rata.dev_server import budget, database, database_answer, logreader, schema_answer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
@@ -202,13 +202,14 @@ class Trigger(TypedDict):
 
 
 class DatabaseSchema(TypedDict):
-    """Tables (columns, indexes, foreign keys, row counts), views and triggers."""
+    """Tables (columns, indexes, foreign keys, row counts), views and triggers by name, within the token budget."""
 
     database: str
     exists: bool
     tables: list[Table | TableCount]
     views: list[View]
     triggers: list[Trigger]
+    next_after: str | None
     note: str
 
 
@@ -216,26 +217,20 @@ def _no_database(path: Path) -> str:
     return f"No database yet at {path}: create it with `rata migrate` (or the app's `--migrate`)."
 
 
-@command(can=ABILITY, read_only=True)
-def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> DatabaseSchema:
+@command(can=ABILITY, read_only=True, text=schema_answer.schema_text)
+def database_schema(ctx: Ctx, summary: bool = False, filter: str = "", after: str = "", budget_tokens: budget.BudgetTokens | None = None) -> DatabaseSchema:
     """The app's SQLite schema: tables with columns (type, nullability, default, primary key), indexes, foreign keys and row counts; views; triggers.
 
     Args:
         summary: Only table names and row counts.
         filter: Only tables (and their views/triggers) whose name contains this text.
+        after: Only tables, views and triggers whose name sorts after this one (the answer's next_after, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return _new(DatabaseSchema, str(path), False, note=_no_database(path))
-    conn = database.connect_read_only(path)
-    try:
-        found = database.schema(conn, summary=summary, name_filter=filter)
-    finally:
-        conn.close()
-    note = "" if found["tables"] or filter else "The database has no tables yet: run `rata migrate`."
-    if filter and not found["tables"]:
-        note = f"No table name contains {filter!r}."
-    return _new(DatabaseSchema, str(path), True, found["tables"], found["views"], found["triggers"], note)
+        return schema_answer.new_answer(path, False, note=_no_database(path))  # type: ignore[return-value]
+    return schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
 
 
 Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
