@@ -26,7 +26,7 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, database_answer, logreader, schema_answer
+from rata.dev_server import budget, database, database_answer, info_answer, logreader, schema_answer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
@@ -89,7 +89,7 @@ class AppInfo(TypedDict):
     note: str
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=info_answer.app_info_text)
 def app_info(ctx: Ctx) -> AppInfo:
     """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with installed versions; counts of commands, tools and resources."""
     from rata.codegen.catalog import build_catalog
@@ -281,17 +281,23 @@ class MigrationState(TypedDict):
 
 
 class MigrationReport(TypedDict):
-    """Each migration: applied (when), pending, changed since applied, or applied but its file is gone."""
+    """Each migration by version: applied (when), pending, changed since applied, or applied but its file is gone; within the token budget."""
 
     migrations_dir: str
     database: str
     migrations: list[MigrationState]
+    next_after: int | None
     note: str
 
 
-@command(can=ABILITY, read_only=True)
-def migration_status(ctx: Ctx) -> MigrationReport:
-    """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone."""
+@command(can=ABILITY, read_only=True, text=info_answer.migrations_text)
+def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.BudgetTokens | None = None) -> MigrationReport:
+    """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone.
+
+    Args:
+        after: Only migrations whose version is above this one (the answer's next_after, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+    """
     from rata.migrations import MigrationStatus, discover, status
 
     app = target(ctx).app()
@@ -314,7 +320,7 @@ def migration_status(ctx: Ctx) -> MigrationReport:
         notes.append(f"{pending} pending: apply with `rata migrate`.")
     if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
-    return _new(MigrationReport, str(folder), str(path), states, " ".join(notes))
+    return info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[arg-type, return-value]
 
 
 # --- logs ---------------------------------------------------------------------------------------

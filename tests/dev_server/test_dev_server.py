@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
 MODES = [MODERN, "legacy"]
 TEST_SECONDS = 20
-OWN_TEXT = {"list_commands", "database_query", "database_schema"}  # the dev tools whose text is written for a model (the others send their JSON)
+OWN_TEXT = {"list_commands", "database_query", "database_schema", "migration_status", "app_info"}  # the dev tools whose text is written for a model (the others send their JSON)
 READ_TOOLS = ["app_info", "database_query", "database_schema", "last_error", "list_commands", "migration_status", "read_log_entries", "search_docs"]
 WINDOW_TOOLS = ["app_calls", "app_windows", "window_act", "window_screenshot", "window_snapshot"]
 TOOLS = sorted(READ_TOOLS + WINDOW_TOOLS)
