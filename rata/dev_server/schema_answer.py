@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from rata import tokens
 from rata.dev_server import budget, database
 from rata.dev_server.database_answer import escape
 
@@ -81,7 +82,9 @@ def schema_text(answer: dict[str, Any]) -> str:
     return "\n".join(blocks + ([answer["note"]] if answer["note"] else []))
 
 
-def new_answer(path: Path, exists: bool, records: list[tuple[str, dict[str, Any]]] = (), next_after: str | None = None, note: str = "") -> dict[str, Any]:  # type: ignore[assignment]
+def new_answer(path: Path, exists: bool, records: list[tuple[str, dict[str, Any]]] | None = None, next_after: str | None = None, note: str = "") -> dict[str, Any]:
+    """The answer's JSON: the records (kind, object) sorted into tables, views and triggers."""
+    records = records or []
     return {
         "database": str(path),
         "exists": exists,
@@ -157,8 +160,6 @@ def _note(shown: int, total: int, next_after: str | None, limit_tokens: int, arg
 
 
 def _sizes(answer: dict[str, Any]) -> tuple[int, int]:
-    from rata import tokens
-
     return tokens.estimate(schema_text(answer)), tokens.estimate(budget.compact_json(answer))
 
 
