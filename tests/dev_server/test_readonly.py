@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rata import tokens
 from rata.dev_server import budget
@@ -228,10 +230,23 @@ def test_a_limit_over_a_thousand_is_refused_by_the_schema(served):
         assert result.is_error and "limit" in result.text
 
 
-def test_a_hostile_offset_is_refused_by_the_schema_naming_it(served):
-    for offset in (-1, 10**12, "10", 1.5, None):
-        result = served.query("SELECT 1", offset=offset)
-        assert result.is_error and "offset" in result.text and "Traceback" not in result.text, result.text
+HOSTILE_OFFSETS = st.one_of(
+    st.integers(max_value=-1),
+    st.integers(min_value=1_000_000_001),
+    st.text(max_size=20),
+    st.floats().filter(lambda x: x != int(x) if x == x and abs(x) != float("inf") else True),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=HOSTILE_OFFSETS)
+def test_a_hostile_offset_is_refused_by_the_schema_naming_it(served, offset):
+    result = served.query("SELECT 1", offset=offset)
+    assert result.is_error and "offset" in result.text and "Traceback" not in result.text, result.text
 
 
 def test_a_thousand_wide_rows_come_back_within_the_budget_and_following_next_offset_gets_them_all(served):
