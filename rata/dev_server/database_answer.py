@@ -105,7 +105,7 @@ def query_answer(path: Path, sql: str, limit: int, offset: int, limit_tokens: in
     if shown == 0 and (rows or not fit.fits("", None)):
         columns, rows = _shrunk(columns, rows[:1], fit_for)
         shown = len(rows)
-        notes.append(wide)
+        notes.append(wide if rows else "The column names are wider than the whole budget: they are shortened to fit.")
     more = result.more_rows or shown < fetched
     next_offset = offset + shown if more else None
     budget_cut = shown < fetched or fetched < limit

@@ -124,6 +124,13 @@ def test_one_row_wider_than_the_whole_budget_is_shortened_inside_and_the_note_sa
     assert max(sizes(answer)) <= budget.MIN_TOKENS
 
 
+def test_column_names_wider_than_the_whole_budget_are_shortened_even_with_no_row(wide_db):
+    names = ", ".join(f"1 AS \"{n:03}{'n' * 190}\"" for n in range(100))
+    answer = query_answer(wide_db, f"SELECT {names} FROM wide WHERE id < 0", 10, 0, budget.MIN_TOKENS, None)
+    assert answer["rows"] == [] and len(answer["columns"]) == 100 and max(sizes(answer)) <= budget.MIN_TOKENS
+    assert answer["note"] == "The column names are wider than the whole budget: they are shortened to fit."
+
+
 # --- the text table -----------------------------------------------------------------------------------
 
 
