@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rata.dev_server import database, docs_index, logreader, target, tools, windows
+from rata.dev_server import database, docs_index, logreader, schema_answer, target, tools, windows
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient
@@ -179,6 +179,8 @@ def test_the_bounds_table_is_the_code() -> None:
     assert target._MAX_FILES == 5_000
     rows = {row[0]: row[1:] for row in table_rows(section("## Bounds"))}
     assert rows["Rows from `database_query`"][0] == "100 by default; `limit` from 1 to 1000"
+    assert (schema_answer.SQL_CHARS, schema_answer.VALUE_CHARS) == (2_000, 200)
+    assert rows["The SQL of a view or trigger in `database_schema`"][0] == "2,000 characters; a column's type or default: 200"
     assert rows["A query's running time"][0] == "2 seconds (2,000 ms)"
     assert rows["A text cell"][0] == "200 characters"
     assert rows["Entries from `read_log_entries`"][0] == "20 by default; `limit` from 1 to 500"
