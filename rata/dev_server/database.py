@@ -10,13 +10,16 @@ Every query is bounded by SQLite's own limits (`LIMITS`: no string or blob longe
 `VALUE_BYTES`, no SQL text longer than `SQL_BYTES`, shallow expressions, small programs), a
 progress handler that stops it at its wall-clock deadline, and a cap on SQLite's heap
 (`HEAP_BYTES`). Rows are fetched one at a time and cut as they come (cells to `CELL_CHARS`,
-columns to `MAX_COLUMNS`, the whole answer to `ANSWER_CHARS`), so nothing big is ever held.
+columns to `MAX_COLUMNS`, the rows to `FETCH_BYTES` as JSON, more than any token budget lets
+through), so nothing big is ever held; `rata.dev_server.database_answer` cuts them to the call's
+budget. An ``offset`` skips rows by stepping the cursor, under the same clock and heap.
 `database_query` runs each query in a short-lived process of its own (`run_query_isolated`),
 killed if it outlives its time limit, where the process-wide heap cap holds for it alone.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import threading
@@ -29,10 +32,11 @@ from rata.errors import RataError
 
 MAX_ROWS = 1_000
 DEFAULT_ROWS = 100
+MAX_OFFSET = 1_000_000_000  # rows skipped by stepping the cursor; the time limit stops a long skip first
 TIME_LIMIT_MS = 2_000
 CELL_CHARS = 200
 MAX_COLUMNS = 100
-ANSWER_CHARS = 100_000  # the rows as JSON and the text table together
+FETCH_BYTES = 75_000  # the rows as compact JSON: a 25,000-token budget at 3 bytes a token (rata.tokens); more never fits
 VALUE_BYTES = 1_000_000  # any one string or blob, stored or computed (SQLITE_LIMIT_LENGTH)
 SQL_BYTES = 100_000
 HEAP_BYTES = 64 * 1024 * 1024  # SQLite's memory in the whole process (PRAGMA hard_heap_limit)
@@ -181,14 +185,19 @@ def connect_read_only(path: Path) -> ReadOnlyConnection:
 
 
 class QueryResult(Record):
-    __slots__ = ("columns", "rows", "row_count", "more_rows", "elapsed_ms", "notes")
-    _defaults = {"notes": ()}
+    """The rows of one statement from `offset` on: `skipped` rows were stepped over (fewer than asked when the result ended
+    first), then `rows`; `more_rows` when rows follow them (past `limit` or past `FETCH_BYTES`); `columns_total` the result's
+    own column count (the first `MAX_COLUMNS` are shown)."""
+
+    __slots__ = ("columns", "rows", "row_count", "more_rows", "elapsed_ms", "skipped", "columns_total")
+    _defaults = {"skipped": 0, "columns_total": 0}
     columns: list[str]
     rows: list[list[Any]]
     row_count: int
     more_rows: bool
     elapsed_ms: float
-    notes: tuple[str, ...]
+    skipped: int
+    columns_total: int
 
 
 def limit_process_heap(limit: int = HEAP_BYTES) -> None:
@@ -205,19 +214,21 @@ def limit_process_heap(limit: int = HEAP_BYTES) -> None:
         conn.close()
 
 
-def run_query(conn: ReadOnlyConnection, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
-    """Run one read-only statement; at most `limit` rows come back, and whether there were more.
+def run_query(
+    conn: ReadOnlyConnection, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS, offset: int = 0, fetch_bytes: int = FETCH_BYTES
+) -> QueryResult:
+    """Run one read-only statement; skip `offset` rows, then at most `limit` rows come back, and whether there were more.
 
     If the app wrote to the database while the statement ran, it runs once more on a fresh
     connection, so an answer never mixes pages from before and after.
     """
-    result = _run_query(conn, sql, limit, time_limit_ms)
+    result = _run_query(conn, sql, limit, time_limit_ms, offset, fetch_bytes)
     if conn.changed():
-        result = _run_query(conn, sql, limit, time_limit_ms)
+        result = _run_query(conn, sql, limit, time_limit_ms, offset, fetch_bytes)
     return result
 
 
-def _run_query(conn: ReadOnlyConnection, sql: str, limit: int, time_limit_ms: int) -> QueryResult:
+def _run_query(conn: ReadOnlyConnection, sql: str, limit: int, time_limit_ms: int, offset: int, fetch_bytes: int) -> QueryResult:
     text = sql.strip()
     if not text:
         raise QueryRefused("The SQL is empty.", hint="Pass one SELECT statement, e.g. SELECT * FROM customers LIMIT 10.")
@@ -234,7 +245,7 @@ def _run_query(conn: ReadOnlyConnection, sql: str, limit: int, time_limit_ms: in
     try:
         cursor = conn.execute_on(connection, text)
         try:
-            result = _fetch(cursor, limit)
+            result = _fetch(cursor, limit, offset, fetch_bytes)
         finally:
             cursor.close()
     except sqlite3.ProgrammingError as error:
@@ -277,66 +288,36 @@ def _refusal(message: str, time_limit_ms: int) -> QueryRefused:
     return QueryRefused(f"SQLite said: {message}.", hint="Check the SQL against database_schema.")
 
 
-def _fetch(cursor: sqlite3.Cursor, limit: int) -> QueryResult:
-    """Rows one at a time, each cut as it comes, until `limit` rows or the answer's size budget."""
+def _fetch(cursor: sqlite3.Cursor, limit: int, offset: int, fetch_bytes: int) -> QueryResult:
+    """Skip `offset` rows, then rows one at a time, each cut as it comes, until `limit` rows or `fetch_bytes` of them as JSON."""
     names = [d[0] for d in cursor.description or []]
     shown = len(names) if len(names) <= MAX_COLUMNS else MAX_COLUMNS
     columns = [_cut(str(name)) for name in names[:shown]]
-    budget = _Budget(columns)
+    skipped = 0
+    while skipped < offset and cursor.fetchone() is not None:
+        skipped += 1
     rows: list[list[Any]] = []
-    more = cut = False
+    size = 0
+    more = False
     while True:
         row = cursor.fetchone()
         if row is None:
             break
-        if len(rows) >= limit:
+        if len(rows) >= limit or (rows and size > fetch_bytes):
             more = True
             break
         cells = [_cell(value) for value in row[:shown]]
         del row
-        if not budget.take(cells):
-            more = cut = True
-            break
+        size += sum(_json_bytes(cell) for cell in cells) + 2  # its brackets and the comma after it
         rows.append(cells)
-    notes = []
-    if shown < len(names):
-        notes.append(f"The result has {len(names)} columns; only the first {MAX_COLUMNS} are shown: select fewer columns.")
-    if cut:
-        notes.append(
-            f"Showing the first {len(rows)} rows: the answer is capped at {ANSWER_CHARS:,} characters. "
-            "Select fewer columns, use substr() on long values, or add WHERE or LIMIT (OFFSET for the next rows)."
-        )
-    elif more:
-        notes.append(f"Showing the first {limit} rows; there are more (narrow the query or raise limit, up to {MAX_ROWS}).")
-    return QueryResult(columns, rows, len(rows), more, 0.0, tuple(notes))
+    return QueryResult(columns, rows, len(rows), more, 0.0, skipped, len(names))
 
 
-class _Budget:
-    """The size of the answer so far: the rows as JSON plus the text table, whose columns are as wide as their widest cell."""
-
-    def __init__(self, columns: list[str]) -> None:
-        self.widths = [_json_chars(c) for c in columns]
-        self.json_chars = sum(_json_chars(c) + 2 for c in columns)
-        self.rows = 0
-
-    def take(self, cells: list[Any]) -> bool:
-        sizes = [_json_chars("NULL" if v is None else str(v)) for v in cells]
-        widths = [max(w, n) for w, n in zip(self.widths, sizes, strict=True)]
-        json_chars = self.json_chars + sum(sizes) + 2 * len(sizes) + 4
-        table_chars = (self.rows + 3) * (sum(widths) + 3 * len(widths) + 1)
-        if json_chars + table_chars > ANSWER_CHARS and self.rows > 0:
-            return False
-        self.widths, self.json_chars, self.rows = widths, json_chars, self.rows + 1
-        return True
-
-
-def _json_chars(text: str) -> int:
-    """How long `text` is once written in JSON: control characters and the like take up to six."""
-    if text.isprintable() and '"' not in text and "\\" not in text:
-        return len(text) + 2
-    import json
-
-    return len(json.dumps(text, ensure_ascii=False))
+def _json_bytes(value: Any) -> int:
+    """About how many bytes `value` takes in compact JSON (at least that many): its text, quotes and separator."""
+    if isinstance(value, str):
+        return len(value) + 3 if value.isascii() and value.isprintable() else len(json.dumps(value, ensure_ascii=False).encode()) + 1
+    return len(str(value)) + 1
 
 
 def _cut(text: str) -> str:
@@ -349,16 +330,6 @@ def _cell(value: Any) -> Any:
     if isinstance(value, str):
         return _cut(value)
     return value
-
-
-def as_table(result: QueryResult) -> str:
-    """The rows as a plain-text table, for the model to read."""
-    header = [str(c) for c in result.columns]
-    body = [["NULL" if v is None else str(v) for v in row] for row in result.rows]
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "-+-".join("-" * w for w in widths)]
-    lines += [" | ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in body]
-    return "\n".join(lines)
 
 
 # --- schema -----------------------------------------------------------------------------------
@@ -376,24 +347,40 @@ def schema(conn: ReadOnlyConnection, *, summary: bool = False, name_filter: str 
     return found
 
 
-def _schema(conn: sqlite3.Connection, summary: bool, name_filter: str) -> dict[str, Any]:
+_KINDS = ("table", "view", "trigger")
+
+
+def schema_objects(conn: sqlite3.Connection, name_filter: str = "", after: str | None = None, summary: bool = False) -> list[tuple[str, str, str, str | None]]:
+    """The tables, views and triggers (kind, name, table, sql) by name (a table before a view or trigger of the same name).
+
+    `name_filter`: only those whose name, or whose table's name, contains it (case ignored); `after`: only those whose
+    name sorts after it; `summary`: tables only."""
     needle = name_filter.lower()
-    objects = conn.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
-    ).fetchall()
-    tables: list[dict[str, Any]] = []
-    views: list[dict[str, Any]] = []
-    triggers: list[dict[str, Any]] = []
-    for kind, name, table, sql in objects:
-        if needle and needle not in name.lower() and needle not in (table or "").lower():
-            continue
-        if kind == "table":
-            tables.append(_table(conn, name, summary))
-        elif kind == "view" and not summary:
-            views.append({"name": name, "sql": sql})
-        elif kind == "trigger" and not summary:
-            triggers.append({"name": name, "table": table, "sql": sql})
-    return {"tables": tables, "views": views, "triggers": triggers}
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view', 'trigger')").fetchall()
+    found = [
+        (str(kind), str(name), str(table or ""), sql if sql is None else str(sql))
+        for kind, name, table, sql in rows
+        if (not needle or needle in str(name).lower() or needle in str(table or "").lower())
+        and (after is None or str(name) > after)
+        and (kind == "table" or not summary)
+    ]
+    return sorted(found, key=lambda o: (o[1], _KINDS.index(o[0])))
+
+
+def describe(conn: sqlite3.Connection, kind: str, name: str, table: str, sql: str | None, summary: bool) -> dict[str, Any]:
+    """One object of `schema_objects` as the schema answer shows it: a table with its details (or only its row count), a view, a trigger."""
+    if kind == "table":
+        return _table(conn, name, summary)
+    if kind == "view":
+        return {"name": name, "sql": sql}
+    return {"name": name, "table": table, "sql": sql}
+
+
+def _schema(conn: sqlite3.Connection, summary: bool, name_filter: str) -> dict[str, Any]:
+    found: dict[str, list[dict[str, Any]]] = {"tables": [], "views": [], "triggers": []}
+    for kind, name, table, sql in schema_objects(conn, name_filter, None, summary):
+        found[kind + "s"].append(describe(conn, kind, name, table, sql, summary))
+    return found
 
 
 def _quote(name: str) -> str:
@@ -427,7 +414,9 @@ WORKERS = 2  # query processes at a time; a call waits (up to the time limit and
 _WORKER_SLOTS = threading.BoundedSemaphore(WORKERS)
 
 
-def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS) -> QueryResult:
+def run_query_isolated(
+    path: Path, sql: str, limit: int = DEFAULT_ROWS, time_limit_ms: int = TIME_LIMIT_MS, offset: int = 0, fetch_bytes: int = FETCH_BYTES
+) -> QueryResult:
     """`run_query` in a short-lived process of its own, killed if it outlives its time limit.
 
     SQLite looks at the clock only between steps of its program, and a single step (instr()
@@ -440,17 +429,18 @@ def run_query_isolated(path: Path, sql: str, limit: int = DEFAULT_ROWS, time_lim
             f"{WORKERS} queries were already running for longer than the time limit; this one was not started.", hint="Ask again when they are done."
         )
     try:
-        return _run_in_worker(path, sql, limit, time_limit_ms)
+        return _run_in_worker(path, sql, limit, time_limit_ms, offset, fetch_bytes)
     finally:
         _WORKER_SLOTS.release()
 
 
-def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int) -> QueryResult:
-    import json
+def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int, offset: int, fetch_bytes: int) -> QueryResult:
     import subprocess
     import sys
 
-    request = json.dumps({"path": str(path), "sql": sql, "limit": limit, "time_limit_ms": time_limit_ms}).encode()
+    request = json.dumps(
+        {"path": str(path), "sql": sql, "limit": limit, "time_limit_ms": time_limit_ms, "offset": offset, "fetch_bytes": fetch_bytes}
+    ).encode()
     root = str(Path(__file__).resolve().parents[2])  # where rata is, should it only be on PYTHONPATH
     code = f"import sys; sys.path.append({root!r}); from rata.dev_server.database import _worker_main; _worker_main()"
     # -I: nothing from the project's folder or the environment can shadow a module; -B: no bytecode written.
@@ -476,12 +466,11 @@ def _run_in_worker(path: Path, sql: str, limit: int, time_limit_ms: int) -> Quer
     if "error" in answer:
         raise QueryRefused(answer["error"]["message"], hint=answer["error"]["hint"])
     found = answer["result"]
-    return QueryResult(found["columns"], found["rows"], found["row_count"], found["more_rows"], found["elapsed_ms"], tuple(found["notes"]))
+    return QueryResult(*(found[name] for name in QueryResult.__slots__))
 
 
 def _worker_main() -> None:
     """The worker's side: one request on stdin, one answer (JSON) on stdout."""
-    import json
     import sys
 
     request = json.loads(sys.stdin.buffer.read())
@@ -489,7 +478,9 @@ def _worker_main() -> None:
     try:
         conn = connect_read_only(Path(request["path"]))
         try:
-            result = run_query(conn, request["sql"], int(request["limit"]), int(request["time_limit_ms"]))
+            result = run_query(
+                conn, request["sql"], int(request["limit"]), int(request["time_limit_ms"]), int(request["offset"]), int(request["fetch_bytes"])
+            )
         finally:
             conn.close()
         answer: dict[str, Any] = {"result": {name: getattr(result, name) for name in QueryResult.__slots__}}

@@ -26,7 +26,7 @@ from rata import __version__
 from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
-from rata.dev_server import budget, database, docs_answer, logreader, logs_answer
+from rata.dev_server import budget, database, database_answer, docs_answer, info_answer, logreader, logs_answer, schema_answer
 from rata.dev_server.docs_answer import DocsAnswer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.logs_answer import LastError, LogEntries
@@ -90,7 +90,7 @@ class AppInfo(TypedDict):
     note: str
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=info_answer.app_info_text)
 def app_info(ctx: Ctx) -> AppInfo:
     """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with installed versions; counts of commands, tools and resources."""
     from rata.codegen.catalog import build_catalog
@@ -203,13 +203,14 @@ class Trigger(TypedDict):
 
 
 class DatabaseSchema(TypedDict):
-    """Tables (columns, indexes, foreign keys, row counts), views and triggers."""
+    """Tables (columns, indexes, foreign keys, row counts), views and triggers by name, within the token budget."""
 
     database: str
     exists: bool
     tables: list[Table | TableCount]
     views: list[View]
     triggers: list[Trigger]
+    next_after: str | None
     note: str
 
 
@@ -217,61 +218,57 @@ def _no_database(path: Path) -> str:
     return f"No database yet at {path}: create it with `rata migrate` (or the app's `--migrate`)."
 
 
-@command(can=ABILITY, read_only=True)
-def database_schema(ctx: Ctx, summary: bool = False, filter: str = "") -> DatabaseSchema:
+@command(can=ABILITY, read_only=True, text=schema_answer.schema_text)
+def database_schema(ctx: Ctx, summary: bool = False, filter: str = "", after: str = "", budget_tokens: budget.BudgetTokens | None = None) -> DatabaseSchema:
     """The app's SQLite schema: tables with columns (type, nullability, default, primary key), indexes, foreign keys and row counts; views; triggers.
 
     Args:
         summary: Only table names and row counts.
         filter: Only tables (and their views/triggers) whose name contains this text.
+        after: Only tables, views and triggers whose name sorts after this one (the answer's next_after, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return _new(DatabaseSchema, str(path), False, note=_no_database(path))
-    conn = database.connect_read_only(path)
-    try:
-        found = database.schema(conn, summary=summary, name_filter=filter)
-    finally:
-        conn.close()
-    note = "" if found["tables"] or filter else "The database has no tables yet: run `rata migrate`."
-    if filter and not found["tables"]:
-        note = f"No table name contains {filter!r}."
-    return _new(DatabaseSchema, str(path), True, found["tables"], found["views"], found["triggers"], note)
+        return schema_answer.new_answer(path, False, note=_no_database(path))  # type: ignore[return-value]
+    return schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
 
 
 Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
 
 
 class QueryAnswer(TypedDict):
-    """Rows of a read-only query, capped, as JSON and as a text table."""
+    """Rows of a read-only query from an offset, within the token budget; the text a model reads is one table of them."""
 
     columns: list[str]
     rows: list[list[Cell]]
     row_count: int
     more_rows: bool
+    next_offset: int | None
     elapsed_ms: float
-    table: str
     note: str
 
 
-@command(can=ABILITY, read_only=True)
+@command(can=ABILITY, read_only=True, text=database_answer.query_text)
 def database_query(
     ctx: Ctx,
     sql: str,
     limit: Annotated[int, Field(ge=1, le=database.MAX_ROWS)] = database.DEFAULT_ROWS,
+    offset: Annotated[int, Field(ge=0, le=database.MAX_OFFSET)] = 0,
+    budget_tokens: budget.BudgetTokens | None = None,
 ) -> QueryAnswer:
     """Run one read-only SQL statement (SELECT, WITH ... SELECT, EXPLAIN, reading pragmas) on the app's database. Writes are refused by SQLite itself.
 
     Args:
         sql: One SQL statement.
         limit: The most rows to return; the answer says when there were more.
+        offset: Skip this many rows of the statement's result first (the answer's next_offset, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return _new(QueryAnswer, [], [], 0, False, 0.0, "", _no_database(path))
-    result = database.run_query_isolated(path, sql, limit)
-    note = " ".join(result.notes)
-    return _new(QueryAnswer, result.columns, result.rows, result.row_count, result.more_rows, result.elapsed_ms, database.as_table(result), note)
+        return database_answer.empty_answer(_no_database(path))  # type: ignore[return-value]
+    return database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
 
 
 # --- migrations ---------------------------------------------------------------------------------
@@ -285,17 +282,23 @@ class MigrationState(TypedDict):
 
 
 class MigrationReport(TypedDict):
-    """Each migration: applied (when), pending, changed since applied, or applied but its file is gone."""
+    """Each migration by version: applied (when), pending, changed since applied, or applied but its file is gone; within the token budget."""
 
     migrations_dir: str
     database: str
     migrations: list[MigrationState]
+    next_after: int | None
     note: str
 
 
-@command(can=ABILITY, read_only=True)
-def migration_status(ctx: Ctx) -> MigrationReport:
-    """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone."""
+@command(can=ABILITY, read_only=True, text=info_answer.migrations_text)
+def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.BudgetTokens | None = None) -> MigrationReport:
+    """Each migration of the app: applied (and when) or pending; applied ones whose file changed since (by checksum) or is gone.
+
+    Args:
+        after: Only migrations whose version is above this one (the answer's next_after, to get the next part).
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+    """
     from rata.migrations import MigrationStatus, discover, status
 
     app = target(ctx).app()
@@ -318,7 +321,7 @@ def migration_status(ctx: Ctx) -> MigrationReport:
         notes.append(f"{pending} pending: apply with `rata migrate`.")
     if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
-    return _new(MigrationReport, str(folder), str(path), states, " ".join(notes))
+    return info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[arg-type, return-value]
 
 
 # --- logs ---------------------------------------------------------------------------------------

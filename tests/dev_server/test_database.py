@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rata.dev_server import database
-from rata.dev_server.database import QueryRefused, as_table, connect_read_only, run_query, schema
+from rata.dev_server.database import QueryRefused, connect_read_only, run_query, schema
 
 SCHEMA = """
 PRAGMA journal_mode = WAL;
@@ -114,9 +114,11 @@ def test_long_text_and_blobs_are_shown_bounded(db):
     assert row[1] == "<1000 bytes>"
 
 
-def test_the_text_table_lines_up_columns_and_shows_null(conn):
-    result = run_query(conn, "SELECT id, notes FROM customers ORDER BY id LIMIT 2")
-    assert as_table(result) == "id | notes\n---+------\n1  | NULL \n2  | NULL "
+def test_an_offset_skips_that_many_rows_of_the_result_by_stepping_the_cursor(conn):
+    assert run_query(conn, "SELECT id FROM customers ORDER BY id", limit=2, offset=10).rows == [[11], [12]]
+    assert run_query(conn, "PRAGMA table_info(customers)", offset=1).rows[0][1] == "name"  # not only a SELECT
+    past = run_query(conn, "SELECT id FROM customers", offset=1_000)
+    assert (past.rows, past.skipped, past.more_rows) == ([], 250, False)
 
 
 def test_a_query_past_its_time_limit_is_stopped_with_a_clear_message(conn):

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rata.dev_server import database
-from rata.dev_server.database import QueryRefused, as_table, connect_read_only, run_query, run_query_isolated
+from rata.dev_server.database import QueryRefused, connect_read_only, run_query, run_query_isolated
 
 ROWS = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < {n}) "
 NEAR_CAP = "printf('%.*c', 999000, 'a')"  # a text just under the length limit
@@ -45,9 +45,9 @@ def conn(db: Path) -> Iterator[database.ReadOnlyConnection]:
         yield connection
 
 
-def answer_chars(result: database.QueryResult) -> int:
-    """The rows and the table as they go on the wire (JSON-escaped)."""
-    return len(json.dumps(result.rows, ensure_ascii=False)) + len(json.dumps(as_table(result), ensure_ascii=False))
+def fetched_bytes(result: database.QueryResult) -> int:
+    """The rows as compact JSON, all but the last (the fetch stops at the row that takes it past `FETCH_BYTES`)."""
+    return len(json.dumps(result.rows[:-1], ensure_ascii=False, separators=(",", ":")).encode())
 
 
 # --- values -----------------------------------------------------------------------------------------
@@ -87,9 +87,8 @@ def test_a_group_concat_that_grows_past_the_limit_is_stopped(conn):
 def test_values_under_the_limit_are_fetched_one_row_at_a_time_and_cut_as_they_come(conn):
     result = run_query(conn, ROWS.format(n=1000) + f"SELECT i, {NEAR_CAP} AS big, zeroblob(999000) AS blob FROM r", limit=1000)
     assert result.rows[0] == [1, "a" * database.CELL_CHARS + "... (999000 chars)", "<999000 bytes>"]
-    assert answer_chars(result) <= database.ANSWER_CHARS + 10_000
+    assert fetched_bytes(result) <= database.FETCH_BYTES
     assert result.more_rows is True and result.row_count < 1000
-    assert "capped at 100,000 characters" in result.notes[0] and "substr()" in result.notes[0]
 
 
 def test_text_that_is_not_utf8_is_shown_not_an_error(db):
@@ -108,8 +107,8 @@ def test_a_thousand_columns_show_the_first_hundred_and_say_so(conn):
     result = run_query(conn, ROWS.format(n=1000) + f"SELECT {columns} FROM r", limit=1000)
     assert result.columns == [f"c{n}" for n in range(database.MAX_COLUMNS)]
     assert all(len(row) == database.MAX_COLUMNS for row in result.rows)
-    assert "has 1000 columns; only the first 100 are shown" in result.notes[0]
-    assert answer_chars(result) <= database.ANSWER_CHARS + 25_000
+    assert result.columns_total == 1000
+    assert fetched_bytes(result) <= database.FETCH_BYTES
     assert result.more_rows is True
 
 
@@ -119,9 +118,9 @@ def test_a_long_column_name_is_cut_like_a_cell(conn):
     assert result.columns == ["n" * database.CELL_CHARS + "... (5000 chars)"]
 
 
-def test_the_row_limit_note_stays_when_nothing_else_is_cut(conn):
+def test_rows_past_the_limit_are_not_fetched_and_the_result_says_more_follow(conn):
     result = run_query(conn, "SELECT id FROM notes", limit=10)
-    assert result.notes == ("Showing the first 10 rows; there are more (narrow the query or raise limit, up to 1000).",)
+    assert result.row_count == 10 and result.more_rows is True
 
 
 # --- the statement's size ---------------------------------------------------------------------------
@@ -181,8 +180,9 @@ def test_a_query_holding_many_big_values_at_once_hits_the_heap_cap_in_its_own_pr
 
 def test_the_isolated_query_answers_like_the_one_in_process(db, conn):
     sql = "SELECT id, body FROM notes ORDER BY id"
-    isolated, direct = run_query_isolated(db, sql, limit=5), run_query(conn, sql, limit=5)
-    assert (isolated.columns, isolated.rows, isolated.more_rows, isolated.notes) == (direct.columns, direct.rows, direct.more_rows, direct.notes)
+    isolated, direct = run_query_isolated(db, sql, limit=5, offset=7), run_query(conn, sql, limit=5, offset=7)
+    assert (isolated.columns, isolated.rows, isolated.more_rows, isolated.skipped) == (direct.columns, direct.rows, direct.more_rows, direct.skipped)
+    assert isolated.rows[0] == [8, "note 8"]
     with pytest.raises(QueryRefused, match="read-only"):
         run_query_isolated(db, "DELETE FROM notes")
 
@@ -234,21 +234,21 @@ def test_every_generated_query_answers_in_time_and_small_or_says_why_it_stopped(
     except QueryRefused as refused:
         assert refused.message and refused.hint
     else:
-        assert answer_chars(result) <= database.ANSWER_CHARS + 25_000
+        assert fetched_bytes(result) <= database.FETCH_BYTES
         assert len(result.columns) <= database.MAX_COLUMNS
     assert time.monotonic() - started < 0.2 + GRACE_S + 1.0
 
 
 def test_the_documented_bounds_are_the_code():
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "mcp-dev.md").read_text(encoding="utf-8").split())
-    assert (database.MAX_COLUMNS, database.ANSWER_CHARS, database.VALUE_BYTES, database.SQL_BYTES) == (100, 100_000, 1_000_000, 100_000)
+    assert (database.MAX_COLUMNS, database.VALUE_BYTES, database.SQL_BYTES) == (100, 1_000_000, 100_000)
     assert (database.HEAP_BYTES, database.WORKER_MEMORY_BYTES, database.GRACE_MS) == (64 << 20, 1 << 30, 1_000)
     limits = database.LIMITS
     assert (limits[sqlite3.SQLITE_LIMIT_EXPR_DEPTH], limits[sqlite3.SQLITE_LIMIT_FUNCTION_ARG], limits[sqlite3.SQLITE_LIMIT_COMPOUND_SELECT]) == (100, 100, 100)
     assert (limits[sqlite3.SQLITE_LIMIT_VDBE_OP], limits[sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH]) == (100_000, 1_000)
     for claim in (
         "| Columns shown by `database_query` | 100 |",
-        "| A `database_query` answer | about 100,000 characters",
+        "| A `database_query` answer | The call's token budget (`budget_tokens`), in both forms",
         "| Any one string or blob in a query, stored or computed | 1,000,000 bytes (`SQLITE_LIMIT_LENGTH`) |",
         "| The SQL of a query | 100,000 bytes; expressions 100 deep, 100 function arguments, 100 compound terms, 100,000 compiled steps |",
         "| A query's memory | SQLite's heap 64 MiB, address space 1 GiB",

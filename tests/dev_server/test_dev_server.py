@@ -34,7 +34,10 @@ pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
 MODES = [MODERN, "legacy"]
 TEST_SECONDS = 20
-OWN_TEXT = {"app_calls", "app_windows", "last_error", "list_commands", "read_log_entries", "search_docs"}  # the dev tools whose text is written for a model (the others send their JSON)
+OWN_TEXT = {  # the dev tools whose text is written for a model (every one but the pictures)
+    "app_calls", "app_info", "app_windows", "database_query", "database_schema", "last_error", "list_commands", "migration_status",
+    "read_log_entries", "search_docs",
+}  # fmt: skip
 READ_TOOLS = ["app_info", "database_query", "database_schema", "last_error", "list_commands", "migration_status", "read_log_entries", "search_docs"]
 WINDOW_TOOLS = ["app_calls", "app_windows", "window_act", "window_screenshot", "window_snapshot"]
 TOOLS = sorted(READ_TOOLS + WINDOW_TOOLS)
@@ -200,7 +203,7 @@ async def test_the_database_tools_read_what_the_app_wrote(world, mode):
     assert rows["columns"] == ["id", "name", "email"]
     assert rows["rows"] == [[i + 1, c["name"], c["email"]] for i, c in enumerate(CUSTOMERS)]
     assert rows["row_count"] == 3 and rows["more_rows"] is False
-    assert "Ada Lovelace" in rows["table"].splitlines()[2]
+    assert "table" not in rows and rows["next_offset"] is None
     assert capped["rows"] == [["Ada Lovelace"], ["Grace Hopper"]] and capped["more_rows"] is True and "more" in capped["note"]
     assert re.search("read-only|refused", refused, re.IGNORECASE)
     assert still["rows"] == [[3]]

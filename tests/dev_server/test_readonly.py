@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from rata import tokens
+from rata.dev_server import budget
 from rata.testing import AgentClient
 from tests.dev_server.helpers import changes, copy_crm, dev_command, dev_env, many_customers, seed_crm, sha256, snapshot
 
@@ -207,13 +211,13 @@ def test_the_default_limit_is_a_hundred_rows_and_the_answer_says_there_are_more(
     answer = result.data
     assert answer["row_count"] == 100 and len(answer["rows"]) == 100 and answer["rows"][-1] == [100]
     assert answer["more_rows"] is True
-    assert "first 100 rows" in answer["note"] and "more" in answer["note"]
+    assert answer["next_offset"] == 100 and "This shows 100 rows from offset 0 (limit 100); more follow" in answer["note"]
 
 
 def test_a_limit_caps_the_rows_and_more_rows_is_false_when_all_fit(served):
     few = served.query("SELECT id, name FROM customers ORDER BY id", limit=2).data
     assert few["rows"] == [[1, "Ada Lovelace"], [2, "Grace Hopper"]] and few["more_rows"] is True
-    assert few["table"].splitlines()[0].split(" | ") == ["id", "name        "]
+    assert served.query("SELECT id, name FROM customers ORDER BY id", limit=2).text.splitlines()[:3] == ["id | name", "1 | Ada Lovelace", "2 | Grace Hopper"]
     everything = served.query("SELECT id FROM customers", limit=1000).data
     assert everything["row_count"] == CUSTOMER_COUNT and everything["more_rows"] is False and everything["note"] == ""
     exact = served.query("SELECT id FROM customers", limit=CUSTOMER_COUNT).data
@@ -224,6 +228,39 @@ def test_a_limit_over_a_thousand_is_refused_by_the_schema(served):
     for limit in (1001, 0, -1):
         result = served.query("SELECT 1", limit=limit)
         assert result.is_error and "limit" in result.text
+
+
+HOSTILE_OFFSETS = st.one_of(
+    st.integers(max_value=-1),
+    st.integers(min_value=1_000_000_001),
+    st.text(max_size=20),
+    st.floats().filter(lambda x: x != int(x) if x == x and abs(x) != float("inf") else True),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=HOSTILE_OFFSETS)
+def test_a_hostile_offset_is_refused_by_the_schema_naming_it(served, offset):
+    result = served.query("SELECT 1", offset=offset)
+    assert result.is_error and "offset" in result.text and "Traceback" not in result.text, result.text
+
+
+def test_a_thousand_wide_rows_come_back_within_the_budget_and_following_next_offset_gets_them_all(served):
+    sql = f"{ROWS_1000} SELECT printf('%04d', i) || hex(randomblob(98)) AS a, hex(zeroblob(100)) AS b, hex(zeroblob(100)) AS c FROM r ORDER BY a"
+    parts = [served.query(sql, limit=1000)]
+    while parts[-1].data["next_offset"] is not None:
+        parts.append(served.query(sql, limit=1000, offset=parts[-1].data["next_offset"]))
+    for part in parts:
+        assert not part.is_error, part.text
+        assert max(tokens.estimate(part.text), tokens.estimate(budget.compact_json(part.data))) <= budget.DEFAULT_TOKENS
+        assert part.text.splitlines()[0] == "a | b | c" and part.data["note"] in part.text
+    assert "Cut to fit the 10,000-token budget" in parts[0].data["note"] and '"offset": ' in parts[0].data["note"]
+    keys = [row[0][:4] for part in parts for row in part.data["rows"]]
+    assert keys == [f"{i:04}" for i in range(1, 1001)]  # every row once, in order (the random part differs from call to call)
 
 
 def test_a_long_running_query_stops_at_the_time_limit_with_a_clear_message(served):
@@ -296,6 +333,7 @@ def test_a_thousand_columns_by_a_thousand_rows_come_back_cut_with_a_note_saying_
     answer = result.data
     assert len(answer["columns"]) == 100 and answer["more_rows"] is True
     assert "has 1000 columns; only the first 100 are shown: select fewer columns" in answer["note"]
-    assert "capped at 100,000 characters" in answer["note"]
-    assert len(result.text) < 300_000  # was one 816 MB line
+    shown = answer["row_count"]
+    assert f"Cut to fit the 10,000-token budget: this shows {shown} rows from offset 0" in answer["note"] and answer["next_offset"] == shown >= 1
+    assert len(result.text) < 40_000  # was one 816 MB line, then up to 300,000 characters
     assert peak_rss_mb(served) < 300

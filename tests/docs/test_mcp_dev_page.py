@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rata.dev_server import budget, database, docs_answer, docs_index, logreader, target, tools, windows
+from rata.dev_server import budget, database, docs_answer, docs_index, logreader, schema_answer, target, tools, windows
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient
@@ -168,6 +168,10 @@ def test_the_argument_tables_match_the_schemas(dev: AgentClient) -> None:
     assert rows["skip"][1] == "0" and "`next_skip`" in rows["skip"][2]
     query = schemas["database_query"]
     assert (query["limit"]["default"], query["limit"]["minimum"], query["limit"]["maximum"]) == (database.DEFAULT_ROWS, 1, database.MAX_ROWS)
+    assert (query["offset"]["default"], query["offset"]["minimum"], query["offset"]["maximum"]) == (0, 0, database.MAX_OFFSET) == (0, 0, 1_000_000_000)
+    rows = {spans(row[0])[0]: row for row in table_rows(section("### database_query"))}
+    assert list(rows) == list(query)
+    assert "1 to 1000" in rows["limit"][2] and "0 to 1,000,000,000" in rows["offset"][2] and "1,000 to 25,000" in rows["budget_tokens"][2]
 
 
 def test_the_bounds_table_is_the_code() -> None:
@@ -177,6 +181,8 @@ def test_the_bounds_table_is_the_code() -> None:
     assert target._MAX_FILES == 5_000
     rows = {row[0]: row[1:] for row in table_rows(section("## Bounds"))}
     assert rows["Rows from `database_query`"][0] == "100 by default; `limit` from 1 to 1000"
+    assert (schema_answer.SQL_CHARS, schema_answer.VALUE_CHARS) == (2_000, 200)
+    assert rows["The SQL of a view or trigger in `database_schema`"][0] == "2,000 characters; a column's type or default: 200"
     assert rows["A query's running time"][0] == "2 seconds (2,000 ms)"
     assert rows["A text cell"][0] == "200 characters"
     assert rows["Entries from `read_log_entries`"][0] == "20 by default; `limit` from 1 to 500"
