@@ -95,6 +95,16 @@ def test_the_template_commits_a_current_catalog_and_surface():
         assert (template / name).read_text(encoding="utf-8") == text, f"templates/app/{name} is stale: run python -m tests.cli.template_files"
 
 
+def test_a_new_app_passes_the_checks_whatever_its_name_and_identifier(tmp_path, env):
+    made = run([sys.executable, "-m", "rata", "new", "my_app", "--identifier", "org.acme.my-app"], tmp_path, env).stdout
+    assert "  .github/workflows/ci.yml" in made and "  .pre-commit-config.yaml" in made
+    assert "  rata.catalog.json" in made and "  mcp-surface.json" in made
+    project = tmp_path / "my_app"
+    assert '"identifier": "org.acme.my-app"' in (project / "rata.catalog.json").read_text(encoding="utf-8")
+    for check in (["codegen", "--check"], ["mcp", "inspect", "--strict", "--check", "mcp-surface.json"]):
+        run([sys.executable, "-m", "rata", *check], project, env)
+
+
 def test_pre_commit_passes_on_a_new_app_and_fails_with_the_finding_until_the_files_are_regenerated(project, env):
     passed = pre_commit("run", "--all-files", cwd=project, env=env)
     assert "rata codegen --check" in passed and "Passed" in passed and "Failed" not in passed
@@ -113,12 +123,21 @@ def test_pre_commit_passes_on_a_new_app_and_fails_with_the_finding_until_the_fil
     assert "Failed" not in pre_commit("run", "--all-files", cwd=project, env=env)
 
 
+def hooks_repository(tmp_path: Path, env: dict[str, str]) -> Path:
+    """This checkout when git tracks its .pre-commit-hooks.yaml (pre-commit clones it); else a git repository of that file alone."""
+    tracked = subprocess.run(["git", "ls-files", "--error-unmatch", MANIFEST.name], cwd=ROOT, env=env, capture_output=True, check=False)
+    if tracked.returncode == 0:
+        return ROOT
+    copy = tmp_path / "rata-hooks"
+    copy.mkdir()
+    (copy / MANIFEST.name).write_bytes(MANIFEST.read_bytes())
+    git_repo(copy, env)
+    return copy
+
+
 def test_the_hooks_of_this_repository_run_on_a_new_app_with_try_repo(project, tmp_path, env):
-    """`pre-commit try-repo` on a git repository holding rata's .pre-commit-hooks.yaml (a local path: offline)."""
-    hooks_repo = tmp_path / "rata-hooks"
-    hooks_repo.mkdir()
-    (hooks_repo / MANIFEST.name).write_bytes(MANIFEST.read_bytes())
-    git_repo(hooks_repo, env)
+    """`pre-commit try-repo` with this repository as a local path (offline), as a user's `repo:` would name it."""
+    hooks_repo = hooks_repository(tmp_path, env)
     tried = pre_commit("try-repo", str(hooks_repo), "--all-files", cwd=project, env=env)
     assert "rata codegen --check...." in tried and "rata mcp inspect --strict --check...." in tried
     assert "Failed" not in tried
