@@ -123,10 +123,10 @@ def test_pre_commit_passes_on_a_new_app_and_fails_with_the_finding_until_the_fil
     assert "Failed" not in pre_commit("run", "--all-files", cwd=project, env=env)
 
 
-def hooks_repository(tmp_path: Path, env: dict[str, str]) -> Path:
+def hooks_repository(tmp_path: Path, env: dict[str, str], *, this_checkout: bool = True) -> Path:
     """This checkout when git tracks its .pre-commit-hooks.yaml (pre-commit clones it); else a git repository of that file alone."""
     tracked = subprocess.run(["git", "ls-files", "--error-unmatch", MANIFEST.name], cwd=ROOT, env=env, capture_output=True, check=False)
-    if tracked.returncode == 0:
+    if this_checkout and tracked.returncode == 0:
         return ROOT
     copy = tmp_path / "rata-hooks"
     copy.mkdir()
@@ -145,6 +145,34 @@ def test_the_hooks_of_this_repository_run_on_a_new_app_with_try_repo(project, tm
     (project / "rata.catalog.json").write_text("{}\n", encoding="utf-8")
     stale = pre_commit("try-repo", str(hooks_repo), "rata-codegen-check", "--all-files", cwd=project, env=env, expect=1)
     assert "is stale" in stale
+
+
+def test_a_config_naming_rata_s_repository_with_a_rev_checks_an_app_in_a_folder(tmp_path, env):
+    """The hooks as a user's config names them (`repo:` and `rev:`), with `args` for an app in `api/` of a larger repository."""
+    hooks_repo = hooks_repository(tmp_path, env, this_checkout=False)  # the committed manifest: a clone at `rev`
+    rev = run(["git", "rev-parse", "HEAD"], hooks_repo, env).stdout.strip()
+    repository = tmp_path / "monorepo"
+    run([sys.executable, "-m", "rata", "new", "api-app", "--dir", str(repository / "api")], tmp_path, env)
+    config = {
+        "repos": [
+            {
+                "repo": str(hooks_repo),
+                "rev": rev,
+                "hooks": [
+                    {"id": "rata-codegen-check", "args": ["--app", "api"]},
+                    {"id": "rata-mcp-inspect", "args": ["api/mcp-surface.json", "--app", "api"]},
+                ],
+            }
+        ]
+    }
+    (repository / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git_repo(repository, env)
+    assert "Failed" not in pre_commit("run", "--all-files", cwd=repository, env=env)
+
+    surface = repository / "api" / "mcp-surface.json"
+    surface.write_text(surface.read_text(encoding="utf-8").replace('"tasks_add"', '"tasks_create"'), encoding="utf-8")
+    drifted = pre_commit("run", "--all-files", cwd=repository, env=env, expect=1)
+    assert "added: tool tasks_add" in drifted and "removed: tool tasks_create" in drifted
 
 
 def test_the_workflow_installs_the_app_and_runs_its_tests_and_rata_s_checks(project, env):
