@@ -18,7 +18,7 @@ def new(
     identifier: Optional[str] = typer.Option(None, "--identifier", help="The app's reverse-DNS identifier, which names its data folder. Default: com.example.NAME.", show_default=False),
     as_json: bool = typer.Option(False, "--json", help='Print {"directory", "files"} as JSON.'),
 ) -> None:
-    """Create a new app: a package with example commands, a migration, docs, tests, pyproject.toml and .mcp.json."""
+    """Create a new app: a package with example commands, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config."""
     from rata.codegen.catalog import dump_json
     from rata.scaffold import scaffold
 

@@ -13,7 +13,7 @@ Each checked block in a page is preceded by an HTML comment, a *marker*, on its 
     The next ```console block is a shell transcript. DIR is copied to a temporary folder and
     each ``$ command`` runs there in bash, stdout and stderr together, with the venv's
     ``rata`` and ``python`` first on PATH. The output must match the lines that follow the
-    command (trailing spaces ignored; ``...`` matches any text). ``echo $?`` shows the
+    command (trailing spaces ignored; ``...`` matches any text; ten dots or more are literal). ``echo $?`` shows the
     previous command's exit code. ``export RATA_HOME=X`` points RATA_HOME at a fresh
     temporary folder, which the output shows as X; the copy of DIR is shown as SHOWN.
     Blocks of one page with the same session share the folder and environment, in order.
@@ -551,6 +551,14 @@ def new_session(block: Block, tmp: Path) -> Session:
         PYTHONUNBUFFERED="1",
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONIOENCODING="utf-8",
+        # git and pre-commit (docs/mcp-inspect.md#in-ci-pre-commit-and-workflows): a fixed identity, no user config, a scratch cache.
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="You",
+        GIT_AUTHOR_EMAIL="you@example.com",
+        GIT_COMMITTER_NAME="You",
+        GIT_COMMITTER_EMAIL="you@example.com",
+        PRE_COMMIT_HOME=str(tmp / "pre-commit-home"),
     )
     shown = {str(work): opts["as"]} if "as" in opts else {}
     return Session(work, env, shown, tmp)
@@ -576,8 +584,14 @@ def normalise(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
 
 
+DOT_RUN = re.compile(r"(\.{10,})")
+"""Ten dots or more are literal, not wildcards: pre-commit's `name.....Passed` lines."""
+
+
 def matches(expected: str, actual: str) -> bool:
-    pattern = ".*?".join(re.escape(part) for part in normalise(expected).split("..."))
+    pattern = ""
+    for index, part in enumerate(DOT_RUN.split(normalise(expected))):  # odd items: the runs of dots
+        pattern += re.escape(part) if index % 2 else ".*?".join(re.escape(piece) for piece in part.split("..."))
     return re.fullmatch(pattern, normalise(actual), flags=re.S) is not None
 
 
