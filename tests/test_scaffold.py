@@ -12,15 +12,19 @@ from rata.errors import ConfigError
 from rata.scaffold import render, scaffold, templates_dir, validate_name
 
 FILES = [
+    ".github/workflows/ci.yml",
     ".gitignore",
     ".mcp.json",
+    ".pre-commit-config.yaml",
     "README.md",
     "docs/index.md",
+    "mcp-surface.json",
     "my_tasks/__init__.py",
     "my_tasks/app.py",
     "my_tasks/main.py",
     "my_tasks/migrations/0001_create_tasks.sql",
     "pyproject.toml",
+    "rata.catalog.json",
     "tests/conftest.py",
     "tests/test_app.py",
 ]
@@ -68,7 +72,7 @@ def test_it_writes_the_template_files_and_returns_them(tmp_path):
 
 
 def test_an_empty_existing_folder_is_fine(tmp_path):
-    assert scaffold("tasks", tmp_path)[0] == PurePosixPath(".gitignore")
+    assert scaffold("tasks", tmp_path)[0] == PurePosixPath(".github/workflows/ci.yml")
 
 
 def test_a_non_empty_folder_is_refused_and_left_unchanged(tmp_path):
