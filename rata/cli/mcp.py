@@ -147,3 +147,12 @@ def _register_install() -> None:
 
 
 _register_install()
+
+
+def _register_pack() -> None:
+    from rata.cli.pack import pack
+
+    app.command("pack")(pack)
+
+
+_register_pack()

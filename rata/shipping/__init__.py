@@ -1,0 +1,1 @@
+"""Shipping an app to its users: an MCP Bundle (`rata mcp pack`)."""
