@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from rata.testing import AgentClient
-from tests.conftest import CRM, subprocess_env
+from tests.conftest import CRM, ROOT, subprocess_env
 from tests.mcp.peers import PEERS_BIN, crm_command, peers_required
 
 pytestmark = pytest.mark.subprocess
@@ -139,6 +139,25 @@ def test_a_rata_new_app_packs_validates_and_serves_its_tools_from_the_bundle(mcp
     assert [tool["name"] for tool in manifest["tools"]] == TASKS
     folder = unpacked(bundle, tmp_path / "installed" / "tasks")
     assert [tool["name"] for tool in listed_tools(*bundle_server(folder, tmp_path / "shims"))] == TASKS
+
+
+def test_the_settings_the_app_declares_reach_its_server_through_user_config_and_the_icon_passes_mcpb(mcpb, tmp_path):
+    """docs/examples/shipping: an icon, a sensitive setting and a folder setting (docs/shipping.md)."""
+    project = tmp_path / "journal"
+    shutil.copytree(ROOT / "docs" / "examples" / "shipping", project, ignore=COPY_IGNORING)
+    bundle = packed(project, tmp_path / "home")
+    checked = run_mcpb(mcpb, "validate", "manifest.json", cwd=project)
+    assert checked.returncode == 0 and "Icon validation passed" in checked.stdout, checked.stdout
+    folder = unpacked(bundle, tmp_path / "installed" / "journal")
+    assert (folder / "icon.png").read_bytes() == (project / "icon.png").read_bytes()
+    argv, env = bundle_server(folder, tmp_path / "shims")
+    config = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    given = {"journal_sync_token": "s3cret", "journal_folder": str(tmp_path / "notes")}
+    for name, value in config["server"]["mcp_config"]["env"].items():  # what the client does with what the user filled in
+        env[name] = value.replace("${user_config.journal_sync_token}", given["journal_sync_token"]).replace("${user_config.journal_folder}", given["journal_folder"])
+    with AgentClient.spawn(argv, env=env, stderr=subprocess.DEVNULL) as client:
+        result = client.call("add_note", {"text": "hello"})
+    assert result.data == f"Saved in {tmp_path / 'notes'} and synced: hello"
 
 
 def test_check_passes_on_the_committed_example_manifest(crm_project, tmp_path):
