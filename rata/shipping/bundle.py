@@ -322,6 +322,8 @@ def build_manifest(catalog: dict[str, Any], project: Project, *, app_description
     """
     app = catalog.get("app", {})
     version = project.version or str(app.get("version", ""))
+    if not _VERSION.match(version):
+        raise ConfigError(f"The App's version {version!r} ([project] version is dynamic) is not a version.", hint='Give the App a version such as "1.0.0".')
     description = project.description or clean_line(app_description).strip()
     if not description:
         raise ConfigError("The bundle needs a description, and [project] has none.", hint='Add description = "What the app does" to [project] in pyproject.toml.')

@@ -13,8 +13,9 @@ writes). rata's bundle holds:
   runs ``rata mcp pack`` (its server path needs only the standard library), and the app's other
   dependencies, installed there by pip when it has any.
 
-Nothing else goes in: caches, version control, virtual environments, app data and logs are
-left out (`IGNORED`), and so is whatever the project's ``.mcpbignore`` names. The same files
+Nothing else goes in: from the app's package, caches, version control, virtual environments,
+app data and logs are left out (`IGNORED`), and so is whatever the project's ``.mcpbignore``
+names; from rata and the dependencies, bytecode caches. The same files
 give the same bytes: entries sorted, fixed times and modes.
 """
 
@@ -42,22 +43,23 @@ IGNORED = (
 """Names never bundled, at any depth: caches, version control, virtual environments, app data, logs."""
 IGNORE_FILE = ".mcpbignore"
 RATA_DISTRIBUTION = "rata-toolkit"
+_CACHES = ("__pycache__", "*.pyc", "*.pyo")
 _RATA_LEFT_OUT = ("_docs", "_templates")  # the installed rata's docs and `rata new` templates: not for serving
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 
 ENTRY = '''\
-"""The MCP server of {name}, from its MCP Bundle: what `{name} --mcp` serves. Written by rata mcp pack."""
+"""The app's MCP server, from its MCP Bundle: what `<app> --mcp` serves. Written by rata mcp pack."""
 
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-sys.argv[:] = [{name!r}, "--mcp"]
+sys.argv[:] = [{name}, "--mcp"]
 
 from rata.cli.appmain import main_for  # noqa: E402 - after sys.path names the bundled packages
 
-main_for({target!r})
+main_for({target})
 '''
 
 
@@ -77,12 +79,13 @@ class BundleFile(Record):
 def bundle_name(manifest: dict[str, Any]) -> str:
     """``<name>-<version>.mcpb``, as ``mcpb pack`` names the archive it describes."""
     name = re.sub(r"[^a-z0-9._-]", "", re.sub(r"\s+", "-", str(manifest["name"]).lower()))
-    return f"{name}-{manifest['version']}.mcpb"
+    version = re.sub(r"[^A-Za-z0-9._+-]", "", str(manifest["version"]))
+    return f"{name}-{version}.mcpb"
 
 
 def entry_script(name: str, target: str) -> str:
     """``server/main.py``: the bundled packages first on ``sys.path``, then the app's ``--mcp`` server."""
-    return ENTRY.format(name=name, target=target)
+    return ENTRY.format(name=repr(name), target=repr(target))  # repr: any text is a plain string literal
 
 
 def bundle_files(project: Project, manifest_text: str, display_name: str, *, work: Path) -> list[BundleFile]:
@@ -101,12 +104,12 @@ def bundle_files(project: Project, manifest_text: str, display_name: str, *, wor
     package = app_package(project)
     files += _tree(package, "server/lib/" + package.name, project.root, ignored)
     rata_folder = Path(rata.__file__).parent
-    files += _tree(rata_folder, "server/lib/rata", rata_folder, IGNORED, top_only=_RATA_LEFT_OUT)
+    files += _tree(rata_folder, "server/lib/rata", rata_folder, _CACHES, top_only=_RATA_LEFT_OUT)
     extra = other_dependencies(project.dependencies)
     if extra:
         lib = work / "lib"
         install_dependencies(extra, lib)
-        files += _tree(lib, "server/lib", lib, IGNORED + ("bin", "*.dist-info"), top_only=("bin",))
+        files += _tree(lib, "server/lib", lib, _CACHES, top_only=("bin",))  # a dependency's own files all go in, metadata too
     seen: dict[str, BundleFile] = {}
     for item in files:
         if item.name in seen:

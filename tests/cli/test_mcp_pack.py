@@ -82,12 +82,13 @@ def unpacked(bundle: Path, into: Path) -> Path:
 
 def bundle_server(folder: Path, shims: Path) -> tuple[list[str], dict[str, str]]:
     """The manifest's mcp_config as a client runs it: ${__dirname} replaced, and its `python3` a bare
-    interpreter (this venv's base, with no rata and no app installed), so the bundle must carry both."""
+    interpreter (this venv's base Python without its site-packages: no rata, no app), so the bundle must carry both."""
     config = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["server"]["mcp_config"]
     shims.mkdir(exist_ok=True)
     bare = shims / config["command"]
     if not bare.exists():
-        bare.symlink_to(getattr(sys, "_base_executable", sys.executable))
+        bare.write_text(f'#!/bin/sh\nexec "{getattr(sys, "_base_executable", sys.executable)}" -S "$@"\n', encoding="utf-8")
+        bare.chmod(0o755)
     argv = [str(bare), *(arg.replace("${__dirname}", str(folder)) for arg in config["args"])]
     return argv, {"PATH": str(shims), "HOME": str(folder.parent), "RATA_HOME": str(folder.parent / "home"), "PYTHONIOENCODING": "utf-8"}
 

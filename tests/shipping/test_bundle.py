@@ -94,6 +94,13 @@ def test_a_dynamic_version_is_the_apps_version(tmp_path):
     assert build_manifest(CATALOG, project_at(tmp_path, data))["version"] == "2.0.0"
 
 
+def test_a_dynamic_version_that_is_no_version_is_refused(tmp_path):
+    data = with_changes(project={"dynamic": ["version"]})
+    del data["project"]["version"]
+    with pytest.raises(ConfigError, match="is not a version"):
+        build_manifest({**CATALOG, "app": {**CATALOG["app"], "version": "../1.0"}}, project_at(tmp_path, data))
+
+
 def test_declared_environment_variables_become_user_config_with_sensitive_ones_masked(tmp_path, validator):
     env = {
         "CRM_API_KEY": {"title": "API key", "description": "The key of your CRM account.", "sensitive": True, "required": True},

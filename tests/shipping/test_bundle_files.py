@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -125,8 +126,18 @@ def test_the_entry_script_starts_the_apps_mcp_server_from_the_bundled_packages()
     assert script.index("sys.path.insert(0,") < script.index("from rata.cli.appmain import main_for")
 
 
+@given(name=st.text(), target=st.text())
+def test_any_app_name_and_target_are_plain_string_literals_in_the_entry_script(name, target):
+    tree = ast.parse(entry_script(name, target))
+    literals = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "main_for"]
+    assert [call.args[0].value for call in literals] == [target]
+    (argv,) = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript)]
+    assert ast.literal_eval(argv) == [name, "--mcp"]
+
+
 def test_the_bundle_is_named_like_mcpb_pack_names_it():
     assert bundle_name({"name": "Rata Example CRM", "version": "1.0.0"}) == "rata-example-crm-1.0.0.mcpb"
+    assert bundle_name({"name": "x", "version": "../../../etc/1.0"}) == "x-......etc1.0.mcpb"
 
 
 @given(st.dictionaries(st.from_regex(r"[a-z]{1,8}(/[a-z]{1,8}){0,2}\.[a-z]{1,3}", fullmatch=True), st.binary(max_size=64), min_size=1, max_size=6))
