@@ -195,15 +195,15 @@ def test_only_a_manifest_with_rata_s_mark_counts_as_written_by_rata(tmp_path):
     assert written_by_rata(tmp_path / "missing.json") is False
 
 
-JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6,
-)
+SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+FLAT = SCALARS | st.lists(SCALARS, max_size=3) | st.dictionaries(st.text(max_size=6), SCALARS, max_size=3)
+PLAUSIBLE = st.sampled_from(["1.0.0", ">=3.11", "MIT", "crm", "A CRM.", "https://example.com", ["crm"], [{"name": "Ada"}], [{"email": "a@b.co"}]])
+ENV = st.fixed_dictionaries({"description": st.text(max_size=12)}, optional={"type": st.sampled_from(["string", "number", "file", "x"]), "sensitive": st.booleans(), "default": SCALARS})
+JSONISH = FLAT | PLAUSIBLE | st.lists(FLAT, max_size=2) | st.dictionaries(st.text(max_size=6), FLAT, max_size=3)
 FIELDS = ["name", "version", "description", "authors", "maintainers", "license", "keywords", "urls", "requires-python", "dependencies", "dynamic"]
 
 
-@given(changes=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=4), env=st.dictionaries(st.text(max_size=8), JSONISH, max_size=2))
+@given(changes=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=4), env=st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,6}", fullmatch=True) | st.text(max_size=8), ENV | JSONISH, max_size=2))
 def test_any_pyproject_gives_a_manifest_the_schema_accepts_or_a_config_error(tmp_path_factory, validator, changes, env):
     folder = tmp_path_factory.mktemp("p")
     data = with_changes(project={key: value for key, value in changes.items() if value is not None}, rata={"env": env})
