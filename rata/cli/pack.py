@@ -40,3 +40,7 @@ def pack(
     out.print(safe(f"{verb} {packed.manifest_path}{'' if packed.manifest_changed else ' (up to date)'}.", "ok"))
     size = f"{packed.size / 1024:,.0f} kB" if packed.size >= 1024 else f"{packed.size} bytes"
     out.print(safe(f"Wrote {packed.bundle_path} ({packed.files} files, {size}).", "ok"))
+    for warning in packed.warnings:
+        line = safe("warning: ", "warning")
+        line.append_text(safe(warning))
+        console(stderr=True).print(line)

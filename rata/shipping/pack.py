@@ -22,6 +22,7 @@ from rata.shipping.bundle import MANIFEST_FILE, Project, build_manifest, manifes
 from rata.shipping.bundle_files import bundle_files, bundle_name, write_bundle
 
 DEFAULT_OUTPUT = "dist"
+COMPILED_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")
 
 
 class Planned(Record):
@@ -36,12 +37,13 @@ class Planned(Record):
 class Packed(Record):
     """What `pack` wrote."""
 
-    __slots__ = ("manifest_path", "manifest_changed", "bundle_path", "size", "files")
+    __slots__ = ("manifest_path", "manifest_changed", "bundle_path", "size", "files", "warnings")
     manifest_path: Path
     manifest_changed: bool
     bundle_path: Path
     size: int
     files: int
+    warnings: list[str]
 
 
 def project_of(loaded: LoadedApp) -> Path:
@@ -98,4 +100,18 @@ def pack(loaded: LoadedApp, output: Path | None, *, replace: bool = False) -> Pa
         size = write_bundle(files, bundle)
     if changed:
         path.write_text(planned.text, encoding="utf-8")
-    return Packed(path, changed, bundle, size, len(files))
+    return Packed(path, changed, bundle, size, len(files), compiled_code_warnings([item.name for item in files], planned.project.platforms))
+
+
+def compiled_code_warnings(names: list[str], platforms: list[str]) -> list[str]:
+    """A warning when the bundle holds compiled code but claims more platforms than the one it was built on."""
+    import sys
+
+    compiled = sorted(name for name in names if name.endswith(COMPILED_SUFFIXES))
+    if not compiled or platforms == [sys.platform]:
+        return []
+    more = f" and {len(compiled) - 1} more" if len(compiled) > 1 else ""
+    return [
+        f"The bundle holds compiled code ({compiled[0]}{more}), built for {sys.platform} and Python {sys.version_info.major}.{sys.version_info.minor},"
+        f" but claims the platforms {', '.join(platforms)}. Set [tool.rata.bundle] platforms = [\"{sys.platform}\"], and pack on each platform."
+    ]

@@ -219,6 +219,14 @@ def test_the_bundle_leaves_out_caches_version_control_venvs_app_data_and_what_mc
     assert {"manifest.json", "server/main.py", "server/lib/rata/__init__.py", "server/lib/rata/cli/appmain.py"} <= set(names)
 
 
+def test_compiled_code_for_one_platform_in_a_bundle_for_all_three_is_warned_about(crm_project, tmp_path):
+    (crm_project / "crm" / "speedups.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    done = run_rata("mcp", "pack", cwd=crm_project, home=tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert f"warning: The bundle holds compiled code (server/lib/crm/speedups.cpython-311-x86_64-linux-gnu.so), built for {sys.platform}" in done.stderr
+    assert f'Set [tool.rata.bundle] platforms = ["{sys.platform}"]' in done.stderr
+
+
 def test_packing_twice_gives_the_same_bytes(crm_project, tmp_path):
     first = packed(crm_project, tmp_path / "home").read_bytes()
     assert packed(crm_project, tmp_path / "home").read_bytes() == first
