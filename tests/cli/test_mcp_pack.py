@@ -238,6 +238,34 @@ def test_output_puts_the_bundle_in_another_folder(crm_project, tmp_path):
     assert [path.name for path in (tmp_path / "out").iterdir()] == ["rata-example-crm-1.0.0.mcpb"]
 
 
+def tiny_wheel(folder: Path) -> Path:
+    """A one-module wheel (tinydep 1.0), written by hand: pip installs it with no index and no build."""
+    wheel = folder / "tinydep-1.0-py3-none-any.whl"
+    files = {
+        "tinydep/__init__.py": "ANSWER = 42\n",
+        "tinydep-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinydep\nVersion: 1.0\n",
+        "tinydep-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: rata-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files["tinydep-1.0.dist-info/RECORD"] = "".join(f"{name},,\n" for name in [*files, "tinydep-1.0.dist-info/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_the_app_s_other_dependencies_are_installed_into_the_bundle_by_pip(crm_project, tmp_path):
+    wheel = tiny_wheel(tmp_path)
+    pyproject = crm_project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', f'dependencies = ["rata-toolkit", "tinydep @ {wheel.as_uri()}"]'), encoding="utf-8")
+    done = subprocess.run([str(RATA), "mcp", "pack"], cwd=crm_project, capture_output=True, text=True, env=subprocess_env(tmp_path / "home", PIP_NO_INDEX="1"), timeout=180)
+    assert done.returncode == 0, done.stderr
+    folder = unpacked(crm_project / "dist" / "rata-example-crm-1.0.0.mcpb", tmp_path / "installed" / "crm")
+    assert {"server/lib/tinydep/__init__.py", "server/lib/tinydep-1.0.dist-info/METADATA"} <= {path.relative_to(folder).as_posix() for path in folder.rglob("*")}
+    argv, env = bundle_server(folder, tmp_path / "shims")
+    found = subprocess.run([argv[0], "-c", "import sys; sys.path.insert(0, sys.argv[1]); import tinydep; print(tinydep.ANSWER)", str(folder / "server" / "lib")], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert found.stdout == "42\n", found.stderr
+
+
 def test_a_dependency_pip_cannot_install_is_a_clear_error(crm_project, tmp_path):
     pyproject = crm_project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', 'dependencies = ["rata-toolkit", "no-such-package-rata-test"]'), encoding="utf-8")
