@@ -189,3 +189,12 @@ def _register_publish() -> None:
 
 
 _register_publish()
+
+
+def _register_pack() -> None:
+    from rata.cli.pack import pack
+
+    app.command("pack")(pack)
+
+
+_register_pack()

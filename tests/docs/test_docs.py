@@ -551,7 +551,7 @@ def new_session(block: Block, tmp: Path) -> Session:
         PYTHONUNBUFFERED="1",
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONIOENCODING="utf-8",
-        # git and pre-commit (docs/mcp-inspect.md#in-ci-pre-commit-and-workflows): a fixed identity, no user config, a scratch cache.
+        # git and pre-commit (docs/shipping.md#in-ci): a fixed identity, no user config, a scratch cache.
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
         GIT_AUTHOR_NAME="You",
