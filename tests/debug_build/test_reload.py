@@ -27,7 +27,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.subscriptions import ToolsListChanged
 
 from rata.folder import RESTARTING
-from tests.mcp.peers import MODERN, Heard, search_path
+from tests.mcp.peers import MODERN, Heard, project_env
 from tests.windows.shared import require_chromium
 
 pytestmark = [pytest.mark.subprocess]
@@ -76,15 +76,7 @@ class Project:
         self.root, self.package = root, package
         self.file = root / package / "app.py"
         self.home = root / "home"
-        self.env = {
-            "RATA_HOME": str(self.home),
-            "PATH": search_path(),
-            "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "NO_COLOR": "1",
-            "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
-        }
+        self.env = {**project_env(root, self.home), "TMPDIR": os.environ.get("TMPDIR", "/tmp")}
         self.said: list[str] = []
         self.dev: subprocess.Popen[bytes] | None = None
 

@@ -26,7 +26,7 @@ from rata.dev_server.snapshot_answer import PastTheEnd, lines_to_ask, snapshot_t
 from rata.endpoint import DEV, connect
 from rata.folder import AppFolder
 from rata.testing import AgentClient
-from tests.mcp.peers import Background, search_path
+from tests.mcp.peers import Background, project_env
 from tests.windows.shared import require_chromium
 
 RATA = str(Path(sys.executable).parent / "rata")
@@ -56,15 +56,7 @@ class BigPage:
         (root / "bigpage" / "frontend" / "index.html").write_text((PAGES / "bounds.html").read_text(encoding="utf-8"), encoding="utf-8")
         (root / "pyproject.toml").write_text('[project]\nname = "bigpage"\nversion = "1.0.0"\n\n[tool.rata]\napp = "bigpage.app:app"\n')
         self.home = root / "home"
-        self.env = {
-            **os.environ,
-            "RATA_HOME": str(self.home),
-            "PATH": search_path(),
-            "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "NO_COLOR": "1",
-        }
+        self.env = {**os.environ, **project_env(root, self.home)}
         self.dev = Background([RATA, "dev", "--headless", "--app", "bigpage.app:app"], self.env, ready="is running in dev mode")
 
     def agent(self) -> AgentClient:

@@ -40,6 +40,18 @@ def search_path() -> str:
     return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 
+def project_env(root: Path, home: Path) -> dict[str, str]:
+    """The environment for a scratch project's `rata dev` or server: its folder first on PYTHONPATH, RATA_HOME, no bytecode."""
+    return {
+        "RATA_HOME": str(home),
+        "PATH": search_path(),
+        "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "NO_COLOR": "1",
+    }
+
+
 @pytest.fixture(scope="session")
 def migrated_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An app folder migrated once by the app's own `crm --migrate`; each test gets a copy."""
