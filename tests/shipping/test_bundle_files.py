@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rata.errors import ConfigError
-from rata.shipping.bundle import read_project
+from rata.shipping.project import read_project
 from rata.shipping.bundle_files import (
     IGNORED,
     BundleFile,

@@ -169,6 +169,7 @@ def test_a_non_ascii_description_is_kept_and_valid(tmp_path):
         ({"registry": {"nmae": "x/y"}}, "unknown keys"),
         ({"registry": "io.github.ada/crm"}, "must be a table"),
         ({"scripts": {"crm": "crm.main:main"}}, "no console script named 'rata-example-crm'"),
+        ({"version": None, "dynamic": ["version"]}, "is dynamic"),
         ({"scripts": {"rata-example-crm": "elsewhere.main:main"}}, "no console script named 'rata-example-crm'"),
     ],
 )
