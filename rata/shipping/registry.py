@@ -17,7 +17,8 @@ it with no network. The registry's own rules on top of the schema (its docs and 
 What rata derives, and the ``[tool.rata.registry]`` keys that override it: ``name`` (else
 ``io.github.<owner>/<repo>`` from a GitHub repository URL, else the app identifier's domain and
 last word: ``com.example.crm`` -> ``com.example/crm``), ``description`` (else ``[project]
-description``, else the app's), ``title`` (none by default).
+description``, else the app's), ``title`` (none by default). The environment variables are the
+app's ``[tool.rata.env.NAME]`` settings and rata's ``RATA_HOME`` (`Project.environment`).
 """
 
 from __future__ import annotations
@@ -223,11 +224,16 @@ def build_entry(project: Project) -> Entry:
 
 
 def environment_variable(var: EnvVar) -> dict[str, Any]:
-    """An environment variable as the registry's ``KeyValueInput``: its name, description, format, and
-    ``isRequired``, ``isSecret`` and ``default`` (a string: numbers as decimals, booleans as ``true``/``false``)."""
+    """An environment variable as the registry's ``KeyValueInput``: its name, description, format
+    (``directory`` and ``file`` are ``filepath``), ``isRequired``, ``isSecret`` and ``default``.
+
+    The default is a string, as the schema says (numbers as decimals, booleans as ``true`` or
+    ``false``). One holding ``${...}`` (MCPB's ``${HOME}``, ``${DOCUMENTS}``: a bundle's client
+    fills them in) is left out, since registry clients would pass it on as written."""
     entry: dict[str, Any] = {"name": var.name, "description": var.description, "format": var.format, "isRequired": var.required, "isSecret": var.sensitive}
-    if var.default is not None:
-        entry["default"] = json.dumps(var.default) if isinstance(var.default, (bool, int, float)) else var.default
+    default = json.dumps(var.default) if isinstance(var.default, (bool, int, float)) else var.default
+    if default is not None and "${" not in default:
+        entry["default"] = default
     return entry
 
 
