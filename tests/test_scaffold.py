@@ -136,7 +136,16 @@ def test_an_author_is_a_name_with_an_email_in_angle_brackets(text, author):
     assert parse_author(text) == author
 
 
-@pytest.mark.parametrize(("text", "words"), [("", "is not a name"), ("<ada@example.com>", "is not a name"), ("Ada <not mail>", "not an email"), ("Ada\x07", "is not a name"), ("A" * 300, "is not a name")])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "is not a name"),
+        ("<ada@example.com>", "is not a name"),
+        ("Ada <not mail>", "not an email"),
+        ("Ada\x07", "is not a name"),
+        ("A" * 300, "is not a name"),
+    ],
+)
 def test_a_bad_author_is_refused_with_the_form_to_write(text, words):
     with pytest.raises(ConfigError) as caught:
         parse_author(text)

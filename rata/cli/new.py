@@ -17,7 +17,10 @@ def new(
     directory: Optional[Path] = typer.Option(None, "--dir", help="Where to write the project; it must be new or empty. Default: ./NAME.", show_default=False),
     identifier: Optional[str] = typer.Option(None, "--identifier", help="The app's reverse-DNS identifier, which names its data folder. Default: com.example.NAME.", show_default=False),
     author: Optional[str] = typer.Option(
-        None, "--author", help='The author in pyproject.toml, "Name <email>". Default: git\'s user.name and user.email, else "The NAME authors".', show_default=False
+        None,
+        "--author",
+        help='The author in pyproject.toml, "Name <email>". Default: git\'s user.name and user.email, else "The NAME authors".',
+        show_default=False,
     ),
     as_json: bool = typer.Option(False, "--json", help='Print {"directory", "files"} as JSON.'),
 ) -> None:

@@ -32,8 +32,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rata.codegen.catalog import dump_json
 from rata.cleantext import clean_line
+from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError
 from rata.shipping.project import EnvVar, Project, is_version, shown
 
@@ -113,7 +113,9 @@ def build_manifest(catalog: dict[str, Any], project: Project, *, app_description
     app = catalog.get("app", {})
     version = project.version or str(app.get("version", ""))
     if not is_version(version):
-        raise ConfigError(f"The App's version {shown(version)} ([project] version is dynamic) is not a version.", hint='Give the App a version such as "1.0.0".')
+        raise ConfigError(
+            f"The App's version {shown(version)} ([project] version is dynamic) is not a version.", hint='Give the App a version such as "1.0.0".'
+        )
     app_target(project)
     description = project.description or clean_line(app_description).strip()
     if not description:

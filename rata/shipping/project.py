@@ -424,7 +424,8 @@ def _license(value: object, pyproject: Path) -> str | None:
 def _people(value: object, key: str, pyproject: Path) -> tuple[Person, ...]:
     """``[project] authors`` or ``maintainers``: tables with a name, an email (an address), or both."""
     if not isinstance(value, list):
-        raise ConfigError(f"[project] {key} in {str(pyproject)!r} must be a list of tables.", hint=f'For example {key} = [{{ name = "Ada", email = "ada@example.com" }}].')
+        example = f'For example {key} = [{{ name = "Ada", email = "ada@example.com" }}].'
+        raise ConfigError(f"[project] {key} in {str(pyproject)!r} must be a list of tables.", hint=example)
     people = []
     for index, each in enumerate(value):
         where = f"[project] {key}[{index}]"
@@ -443,7 +444,10 @@ def _people(value: object, key: str, pyproject: Path) -> tuple[Person, ...]:
 
 def _string_list(value: object, key: str, pyproject: Path) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise ConfigError(f"{key} in {str(pyproject)!r} must be a list of strings, not {type(value).__name__} {shown(value)}.", hint=f'Write {key.split()[-1]} = ["...", "..."].')
+        raise ConfigError(
+            f"{key} in {str(pyproject)!r} must be a list of strings, not {type(value).__name__} {shown(value)}.",
+            hint=f'Write {key.split()[-1]} = ["...", "..."].',
+        )
     return tuple(_text(each, f"{key}[{index}]", pyproject) for index, each in enumerate(value))
 
 
@@ -485,13 +489,17 @@ def _env(value: object, pyproject: Path) -> tuple[EnvVar, ...]:
     for name in sorted(declared):
         where = f"[tool.rata.env.{shown(name, 40).strip(chr(39))}]"
         if not _ENV_NAME.match(name) or name in RESERVED_ENV:
-            raise ConfigError(f"{where}: {shown(name, 40)} cannot be an environment variable of the app.", hint="Use upper-case letters, digits and '_', starting with a letter; not PYTHONPATH or PYTHONHOME.")
+            raise ConfigError(
+                f"{where}: {shown(name, 40)} cannot be an environment variable of the app.",
+                hint="Use upper-case letters, digits and '_', starting with a letter; not PYTHONPATH or PYTHONHOME.",
+            )
         table = declared[name]
         if not isinstance(table, dict):
             raise ConfigError(f"{where} must be a table with a description.", hint=f'Write [tool.rata.env.{name}] then description = "What it is for".')
         unknown = sorted(set(table) - set(ENV_KEYS))
         if unknown:
-            raise ConfigError(f"{where} has unknown keys: {', '.join(shown(key, 30) for key in unknown)}.", hint="Use title, description, type, sensitive, required and default.")
+            listed = ", ".join(shown(key, 30) for key in unknown)
+            raise ConfigError(f"{where} has unknown keys: {listed}.", hint="Use title, description, type, sensitive, required and default.")
         if "description" not in table:
             raise ConfigError(f"{where} description is missing.", hint=f'Add description = "What it is for" to {where}.')
         description = _text(table["description"], f"{where} description", pyproject, one_line=False).strip()

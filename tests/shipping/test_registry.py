@@ -25,7 +25,6 @@ from rata.shipping.registry import (
     plan_write,
     readme_declares,
     schema,
-    server_name,
     validate,
 )
 from tests.conftest import CRM
@@ -213,7 +212,8 @@ def test_declared_environment_variables_are_in_the_entry_as_the_schema_defines_t
     assert variables["CRM_LIMIT"] == {"description": "Rows a page.", "format": "number", "isRequired": False, "isSecret": False, "default": "50"}
     assert variables["CRM_DRY_RUN"]["default"] == "false" and variables["CRM_DRY_RUN"]["format"] == "boolean"
     assert variables["CRM_REGION"]["default"] == "eu"
-    assert variables["CRM_EXPORTS"] == {"description": "Where exports go.", "format": "filepath", "isRequired": False, "isSecret": False}  # ${HOME} is MCPB's alone
+    # ${HOME} is MCPB's alone: registry clients would pass it on as written
+    assert variables["CRM_EXPORTS"] == {"description": "Where exports go.", "format": "filepath", "isRequired": False, "isSecret": False}
     assert variables["RATA_HOME"]["format"] == "filepath"
 
 
@@ -303,7 +303,12 @@ def test_every_entry_rata_builds_validates_or_the_project_is_refused(tmp_path_fa
 SCALAR = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
 SETTING = st.fixed_dictionaries(
     {"description": st.text(max_size=20)},
-    optional={"type": st.sampled_from(["string", "number", "boolean", "directory", "file", "x"]), "sensitive": st.booleans(), "required": st.booleans(), "default": SCALAR},
+    optional={
+        "type": st.sampled_from(["string", "number", "boolean", "directory", "file", "x"]),
+        "sensitive": st.booleans(),
+        "required": st.booleans(),
+        "default": SCALAR,
+    },
 )
 
 
@@ -311,7 +316,8 @@ SETTING = st.fixed_dictionaries(
 def test_any_declared_environment_gives_a_valid_entry_or_a_config_error(tmp_path_factory, env):
     path = tmp_path_factory.mktemp("env") / "pyproject.toml"
     project = {"name": "crm", "version": "1.0.0", "description": "Customers.", "scripts": {"crm": "crm.main:main"}}
-    data = {"project": project, "tool": {"rata": {"app": "crm.app:app", "env": {name: {k: v for k, v in s.items() if v is not None} if isinstance(s, dict) else s for name, s in env.items()}}}}
+    declared = {name: {k: v for k, v in s.items() if v is not None} if isinstance(s, dict) else s for name, s in env.items()}
+    data = {"project": project, "tool": {"rata": {"app": "crm.app:app", "env": declared}}}
     try:
         path.write_text(tomli_w.dumps(data), encoding="utf-8")
     except (TypeError, ValueError):
