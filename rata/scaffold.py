@@ -10,16 +10,23 @@ readable and importable, are replaced in file contents and in paths:
 - ``__app_package__``: the import package, the name with ``-`` turned into ``_``;
 - ``__app_identifier__``: the App's identifier, which names its data folder.
 
+And in ``pyproject.toml``, ``{ name = "__app_author__" }`` is the author (`Author`): the one
+given (``rata new --author``, else git's ``user.name`` and ``user.email``, as ``uv init`` does),
+else ``The NAME authors``. An MCP Bundle requires an author, so a new app always has one.
+
 Nothing is written unless every check passes, and the same arguments always give the same bytes.
 """
 
 from __future__ import annotations
 
+import json
 import keyword
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from rata.cleantext import clean_text
 from rata.errors import ConfigError
 
 TEMPLATE = "app"
@@ -29,6 +36,59 @@ _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9][A-Za-z0-9_-]*)
 # Names that would shadow a package the app imports or a folder the template writes.
 _TAKEN = frozenset({"test", "rata", "tests", "docs", "typer", "rich", "pytest", "jsonschema", "pygments"})
 _SKIPPED = ("__pycache__", ".pytest_cache")
+AUTHOR_SLOT = '{ name = "__app_author__" }'
+"""Where the template's pyproject.toml names its author."""
+MAX_AUTHOR = 200
+_AUTHOR = re.compile(r"^(?P<name>[^<>]*?)\s*(?:<(?P<email>[^<>]*)>)?$")
+_EMAIL = re.compile(r"^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$")
+
+
+@dataclass(frozen=True)
+class Author:
+    """The author a new app's ``pyproject.toml`` names: a name, and an email when known."""
+
+    name: str
+    email: str | None = None
+
+    def toml(self) -> str:
+        """The inline table for ``authors = [...]``: ``{ name = "Ada", email = "ada@example.com" }``."""
+        email = f", email = {json.dumps(self.email)}" if self.email else ""
+        return f"{{ name = {json.dumps(self.name, ensure_ascii=False)}{email} }}"
+
+
+def parse_author(text: str) -> Author:
+    """``Ada Lovelace <ada@example.com>`` or ``Ada Lovelace``, as ``rata new --author`` takes it.
+
+    Raises:
+        ConfigError: no name, an email that is not one, or control characters.
+    """
+    hint = 'Write it as --author "Ada Lovelace <ada@example.com>", or just the name.'
+    found = _AUTHOR.match(text.strip()) if clean_text(text) == text and len(text) <= MAX_AUTHOR else None
+    if found is None or not found.group("name").strip():
+        raise ConfigError(f"The author {text[:60]!r} is not a name, with an email in <...> if you like.", hint=hint)
+    email = found.group("email")
+    if email is not None and not _EMAIL.match(email.strip()):
+        raise ConfigError(f"The author's email {email[:60]!r} is not an email address.", hint=hint)
+    return Author(found.group("name").strip(), email.strip() if email is not None else None)
+
+
+def git_author(cwd: Path | None = None) -> Author | None:
+    """git's ``user.name`` (and ``user.email``, when it is an address), or None when git or the name is missing."""
+    import subprocess
+
+    def setting(key: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "config", "--get", key], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+            return None
+        value = done.stdout.strip()
+        return value if done.returncode == 0 and value and clean_text(value) == value and len(value) <= MAX_AUTHOR else None
+
+    name = setting("user.name")
+    if name is None or "<" in name or ">" in name:
+        return None
+    email = setting("user.email")
+    return Author(name, email if email is not None and _EMAIL.match(email) else None)
 
 
 def package_name(name: str) -> str:
@@ -81,7 +141,7 @@ def templates_dir() -> Path:
     raise ConfigError("rata's templates are missing from this install.", hint="Reinstall rata-toolkit (pip install --force-reinstall rata-toolkit).")
 
 
-def render(name: str, identifier: str | None = None) -> list[tuple[PurePosixPath, bytes]]:
+def render(name: str, identifier: str | None = None, author: Author | None = None) -> list[tuple[PurePosixPath, bytes]]:
     """The files of a new app as (relative path, content) pairs, sorted by path; writes nothing.
 
     Raises:
@@ -90,11 +150,12 @@ def render(name: str, identifier: str | None = None) -> list[tuple[PurePosixPath
     package = validate_name(name)
     identifier = validate_identifier(identifier if identifier is not None else f"com.example.{name}")
     values = {"__app_name__": name, "__app_package__": package, "__app_identifier__": identifier}
+    author_table = (author if author is not None else Author(f"The {name} authors")).toml()
 
     def fill(text: str) -> str:
         for placeholder, value in values.items():
             text = text.replace(placeholder, value)
-        return text
+        return text.replace(AUTHOR_SLOT, author_table)  # last: the author's name is the user's text, never a placeholder
 
     root = templates_dir() / TEMPLATE
     files = []
@@ -106,8 +167,10 @@ def render(name: str, identifier: str | None = None) -> list[tuple[PurePosixPath
     return sorted(files)
 
 
-def scaffold(name: str, target: Path, *, identifier: str | None = None) -> list[PurePosixPath]:
+def scaffold(name: str, target: Path, *, identifier: str | None = None, author: Author | None = None) -> list[PurePosixPath]:
     """Write a new app called `name` into `target` (created if missing); return the files written.
+
+    `author` defaults to ``The NAME authors`` (`rata new` passes git's identity when there is one).
 
     Raises:
         ConfigError: the name or identifier is not allowed, or `target` is a file or a folder
@@ -120,7 +183,7 @@ def scaffold(name: str, target: Path, *, identifier: str | None = None) -> list[
             f"The folder {str(target)!r} is not empty; rata new writes only into a new or empty folder.",
             hint="Pick another name, pass --dir with a new folder, or empty this one first.",
         )
-    files = render(name, identifier)
+    files = render(name, identifier, author)
     for relative, content in files:
         path = target.joinpath(*relative.parts)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from rata.errors import ConfigError
-from rata.scaffold import render, scaffold, templates_dir, validate_name
+from rata.scaffold import Author, git_author, parse_author, render, scaffold, templates_dir, validate_name
 
 FILES = [
     ".github/workflows/ci.yml",
@@ -113,6 +113,54 @@ def test_pyproject_names_the_app_the_script_and_rata(tmp_path):
     assert project["project"]["scripts"] == {"my-tasks": "my_tasks.main:main"}
     assert project["tool"]["rata"] == {"app": "my_tasks.app:app"}
     assert project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["my_tasks"]
+
+
+def test_the_author_is_the_one_given_else_the_app_s_authors(tmp_path):
+    scaffold("tasks", tmp_path / "a")
+    assert tomllib.loads((tmp_path / "a" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["authors"] == [{"name": "The tasks authors"}]
+    scaffold("tasks", tmp_path / "b", author=Author('Ada "A." Lovelace \\ Byron', "ada@example.com"))
+    authors = tomllib.loads((tmp_path / "b" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["authors"]
+    assert authors == [{"name": 'Ada "A." Lovelace \\ Byron', "email": "ada@example.com"}]
+
+
+def test_an_author_named_like_a_placeholder_is_kept_as_written(tmp_path):
+    scaffold("tasks", tmp_path, author=Author("__app_name__ Ünal"))
+    assert tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))["project"]["authors"] == [{"name": "__app_name__ Ünal"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "author"),
+    [("Ada Lovelace", Author("Ada Lovelace")), ("Ada Lovelace <ada@example.com>", Author("Ada Lovelace", "ada@example.com")), ("  Ada  ", Author("Ada"))],
+)
+def test_an_author_is_a_name_with_an_email_in_angle_brackets(text, author):
+    assert parse_author(text) == author
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "is not a name"),
+        ("<ada@example.com>", "is not a name"),
+        ("Ada <not mail>", "not an email"),
+        ("Ada\x07", "is not a name"),
+        ("A" * 300, "is not a name"),
+    ],
+)
+def test_a_bad_author_is_refused_with_the_form_to_write(text, words):
+    with pytest.raises(ConfigError) as caught:
+        parse_author(text)
+    assert words in caught.value.message and "--author" in caught.value.hint
+
+
+def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypatch):
+    config = tmp_path / "gitconfig"
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    assert git_author(tmp_path) is None
+    config.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n", encoding="utf-8")
+    assert git_author(tmp_path) == Author("Ada Lovelace", "ada@example.com")
+    config.write_text("[user]\n\tname = Ada Lovelace\n\temail = not-an-address\n", encoding="utf-8")
+    assert git_author(tmp_path) == Author("Ada Lovelace")
 
 
 def test_mcp_json_registers_rata_mcp_dev(tmp_path):

@@ -62,13 +62,13 @@ def publish(
     verb = "Wrote" if action == "write" else "Kept"
     write_raw(entry.text)
     notes = console(stderr=True)  # the entry on stdout; what to do with it on stderr, unwrapped so it stays copyable
-    notes.print(safe(f"{verb} {shown_path}: the MCP Registry entry of {entry.name} {project.version}. Nothing was published.", "ok"))
+    notes.print(safe(f"{verb} {shown_path}: the MCP Registry entry of {entry.name} {entry.version}. Nothing was published.", "ok"))
     for note in entry.notes:
         line = safe("warning: ", "warning")
         line.append_text(safe(note))
         notes.print(line)
     notes.print(safe("To publish it with the registry's own tool, mcp-publisher:"))
-    for step in _steps(entry, project.name, project.version, shown_path):
+    for step in _steps(entry, project.name, entry.version, shown_path):
         notes.print(safe(f"  {step}"))
 
 def _check(path: Path, shown_path: str, entry: Entry) -> None:

@@ -28,12 +28,13 @@ from pathlib import Path, PurePosixPath
 
 from rata._record import Record
 from rata.errors import ConfigError
+from rata.shipping.bundle import app_target
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from typing import Any
 
-    from rata.shipping.bundle import Project
+    from rata.shipping.project import Project
 
 IGNORED = (
     "__pycache__", "*.pyc", "*.pyo", ".git", ".hg", ".svn", ".venv", "venv", ".env", ".env.*", ".tox", ".nox",
@@ -98,14 +99,14 @@ def bundle_files(project: Project, manifest_text: str, display_name: str, *, wor
 
     ignored = IGNORED + read_ignore_file(project.root)
     files = [BundleFile("manifest.json", data=manifest_text.encode("utf-8"))]
-    files.append(BundleFile("server/main.py", data=entry_script(display_name, project.app).encode("utf-8")))
+    files.append(BundleFile("server/main.py", data=entry_script(display_name, app_target(project)).encode("utf-8")))
     if project.icon is not None:
         files.append(BundleFile(project.icon, source=project.root / project.icon))
     package = app_package(project)
     files += _tree(package, "server/lib/" + package.name, project.root, ignored)
     rata_folder = Path(rata.__file__).parent
     files += _tree(rata_folder, "server/lib/rata", rata_folder, _CACHES, top_only=_RATA_LEFT_OUT)
-    extra = other_dependencies(project.dependencies)
+    extra = other_dependencies(list(project.dependencies))
     if extra:
         lib = work / "lib"
         install_dependencies(extra, lib)
@@ -132,13 +133,14 @@ def read_ignore_file(root: Path) -> tuple[str, ...]:
 
 def app_package(project: Project) -> Path:
     """The folder (or module file) of the app's top-level package, in the project or its ``src/``."""
-    top = project.app.partition(":")[0].split(".")[0]
+    target = app_target(project)
+    top = target.partition(":")[0].split(".")[0]
     for base in (project.root / "src", project.root):
         for candidate in (base / top, base / f"{top}.py"):
             if candidate.exists():
                 return candidate
     raise ConfigError(
-        f"The app's package {top!r} ([tool.rata] app = {project.app!r}) is not in {str(project.root)!r} or its src/.",
+        f"The app's package {top!r} ([tool.rata] app = {target!r}) is not in {str(project.root)!r} or its src/.",
         hint="rata mcp pack bundles the app's package from the project folder.",
     )
 

@@ -18,8 +18,9 @@ from rata.codegen.catalog import build_catalog
 from rata.codegen.drift import Drift, compare, read_json_file
 from rata.errors import ConfigError
 from rata.loader import LoadedApp
-from rata.shipping.bundle import MANIFEST_FILE, Project, build_manifest, manifest_json, read_project, written_by_rata
+from rata.shipping.bundle import MANIFEST_FILE, build_manifest, manifest_json, written_by_rata
 from rata.shipping.bundle_files import bundle_files, bundle_name, write_bundle
+from rata.shipping.project import Project, project_of
 
 DEFAULT_OUTPUT = "dist"
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")
@@ -46,18 +47,9 @@ class Packed(Record):
     warnings: list[str]
 
 
-def project_of(loaded: LoadedApp) -> Path:
-    if loaded.project is None:
-        raise ConfigError(
-            f"rata mcp pack bundles a project, and {loaded.target!r} is not one.",
-            hint="Run it in the app's project folder (with pyproject.toml), or pass --app PROJECT_FOLDER.",
-        )
-    return loaded.project
-
-
 def plan(loaded: LoadedApp) -> Planned:
     """The manifest for the loaded app, from its catalog and its project."""
-    project = read_project(project_of(loaded) / "pyproject.toml")
+    project = project_of(loaded)
     manifest = build_manifest(build_catalog(loaded.app).to_dict(), project, app_description=loaded.app.description)
     return Planned(project, manifest, manifest_json(manifest))
 
@@ -100,7 +92,7 @@ def pack(loaded: LoadedApp, output: Path | None, *, replace: bool = False) -> Pa
         size = write_bundle(files, bundle)
     if changed:
         path.write_text(planned.text, encoding="utf-8")
-    return Packed(path, changed, bundle, size, len(files), compiled_code_warnings([item.name for item in files], planned.project.platforms))
+    return Packed(path, changed, bundle, size, len(files), compiled_code_warnings([item.name for item in files], list(planned.project.platforms)))
 
 
 def compiled_code_warnings(names: list[str], platforms: list[str]) -> list[str]:

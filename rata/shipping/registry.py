@@ -17,7 +17,8 @@ it with no network. The registry's own rules on top of the schema (its docs and 
 What rata derives, and the ``[tool.rata.registry]`` keys that override it: ``name`` (else
 ``io.github.<owner>/<repo>`` from a GitHub repository URL, else the app identifier's domain and
 last word: ``com.example.crm`` -> ``com.example/crm``), ``description`` (else ``[project]
-description``, else the app's), ``title`` (none by default).
+description``, else the app's), ``title`` (none by default). The environment variables are the
+app's ``[tool.rata.env.NAME]`` settings and rata's ``RATA_HOME`` (`Project.environment`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError, RataError
-from rata.shipping.project import Project, normalize, shown
+from rata.shipping.project import EnvVar, Project, normalize, shown
 
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 SCHEMA_FILE = Path(__file__).parent / "schemas" / "server.schema.json"
@@ -63,6 +64,10 @@ class Entry:
     @property
     def name(self) -> str:
         return self.server["name"]
+
+    @property
+    def version(self) -> str:
+        return self.server["version"]
 
     @property
     def text(self) -> str:
@@ -162,6 +167,7 @@ def build_entry(project: Project) -> Entry:
     """
     settings = registry_settings(project)
     name = server_name(project)
+    version = _written_version(project)
     if "description" in settings:
         description = _bounded(settings["description"], "[tool.rata.registry] description", MAX_DESCRIPTION, "description")
     else:
@@ -173,31 +179,26 @@ def build_entry(project: Project) -> Entry:
         "registryType": "pypi",
         "registryBaseUrl": "https://pypi.org",
         "identifier": project.name,
-        "version": project.version,
+        "version": version,
         "runtimeHint": "uvx",
         "transport": {"type": "stdio"},
         "packageArguments": [{"type": "positional", "value": "--mcp"}],
     }
-    environment = [
-        {"name": var.name, "description": var.description, "isRequired": var.required, "isSecret": var.secret, "format": var.format}
-        for var in project.environment
-    ]
-    if environment:
-        package["environmentVariables"] = environment
+    package["environmentVariables"] = [environment_variable(var) for var in project.environment]
     server: dict[str, Any] = {
         "$schema": SCHEMA_URL,
         "name": name,
         "description": description,
-        "version": project.version,
+        "version": version,
         "packages": [package],
         "_meta": {PUBLISHER_KEY: dict(MARKER)},
     }
     if "title" in settings:
         server["title"] = _bounded(settings["title"], "[tool.rata.registry] title", MAX_TITLE, "title")
     notes = []
-    if project.app is not None and project.app.version != project.version:
+    if project.app is not None and project.app.version != version:
         notes.append(
-            f"The app says it is version {shown(project.app.version, 30)} (what its MCP server tells clients), and [project] version is {project.version!r} "
+            f"The app says it is version {shown(project.app.version, 30)} (what its MCP server tells clients), and [project] version is {version!r} "
             "(what PyPI and the entry list). Give App(...) the same version."
         )
     repository = _REPOSITORY.match(project.repository) if project.repository else None
@@ -220,6 +221,30 @@ def build_entry(project: Project) -> Entry:
     if problems:
         raise RataError(f"The entry rata made does not match the registry's schema: {problems[0]}.", hint="Please report this: rata should not write an entry the registry refuses.")
     return Entry(server, tuple(notes), readme_declares_name=not ownership)
+
+
+def environment_variable(var: EnvVar) -> dict[str, Any]:
+    """An environment variable as the registry's ``KeyValueInput``: its name, description, format
+    (``directory`` and ``file`` are ``filepath``), ``isRequired``, ``isSecret`` and ``default``.
+
+    The default is a string, as the schema says (numbers as decimals, booleans as ``true`` or
+    ``false``). One holding ``${...}`` (MCPB's ``${HOME}``, ``${DOCUMENTS}``: a bundle's client
+    fills them in) is left out, since registry clients would pass it on as written."""
+    entry: dict[str, Any] = {"name": var.name, "description": var.description, "format": var.format, "isRequired": var.required, "isSecret": var.sensitive}
+    default = json.dumps(var.default) if isinstance(var.default, (bool, int, float)) else var.default
+    if default is not None and "${" not in default:
+        entry["default"] = default
+    return entry
+
+
+def _written_version(project: Project) -> str:
+    """``[project] version``: the entry names the exact release on PyPI, so it must be written, not dynamic."""
+    if project.version is None:
+        raise ConfigError(
+            f"[project] version in {str(project.pyproject)!r} is dynamic (the build backend sets it), and the registry entry names the exact version on PyPI.",
+            hint='Write the version in [project]: version = "1.2.3", and remove "version" from dynamic.',
+        )
+    return project.version
 
 
 def _uvx_script(project: Project) -> str:

@@ -57,13 +57,10 @@ def crm_project(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tasks_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh `rata new tasks` app, with the author MCPB requires added to its pyproject.toml."""
+    """A fresh `rata new tasks` app, as generated: it names the author MCPB requires."""
     base = tmp_path_factory.mktemp("new")
     done = run_rata("new", "tasks", cwd=base, home=base / "home")
     assert done.returncode == 0, done.stderr
-    pyproject = base / "tasks" / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8")
-    pyproject.write_text(text.replace('requires-python = ">=3.11"\n', 'requires-python = ">=3.11"\nauthors = [{ name = "Ada" }]\n'), encoding="utf-8")
     return base / "tasks"
 
 
@@ -138,6 +135,7 @@ def test_a_rata_new_app_packs_validates_and_serves_its_tools_from_the_bundle(mcp
     assert run_mcpb(mcpb, "info", str(bundle), cwd=tmp_path).returncode == 0
     manifest = json.loads((tasks_project / "manifest.json").read_text(encoding="utf-8"))
     assert [tool["name"] for tool in manifest["tools"]] == TASKS
+    assert manifest["author"]["name"].strip()
     folder = unpacked(bundle, tmp_path / "installed" / "tasks")
     assert [tool["name"] for tool in listed_tools(*bundle_server(folder, tmp_path / "shims"))] == TASKS
 

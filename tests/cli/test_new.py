@@ -33,6 +33,19 @@ def test_dir_and_identifier_options(rata, tmp_path):
     assert 'identifier="org.acme.tasks"' in (tmp_path / "elsewhere" / "tasks" / "app.py").read_text(encoding="utf-8")
 
 
+def test_the_author_option_names_the_author_in_pyproject(rata, tmp_path):
+    result = rata("new", "tasks", "--author", "Ada Lovelace <ada@example.com>", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert 'authors = [{ name = "Ada Lovelace", email = "ada@example.com" }]' in (tmp_path / "tasks" / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_a_bad_author_is_refused_and_nothing_is_written(rata, tmp_path):
+    result = rata("new", "tasks", "--author", "Ada <nope>", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "not an email address" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_non_empty_folder_is_refused_with_a_hint(rata, tmp_path):
     (tmp_path / "tasks").mkdir()
     (tmp_path / "tasks" / "keep.txt").write_text("mine", encoding="utf-8")

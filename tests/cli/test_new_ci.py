@@ -20,9 +20,9 @@ from tests.conftest import ROOT, subprocess_env
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 HOOKS = ["rata-codegen-check", "rata-mcp-inspect"]
-NOT_RUN_HERE = ("pip install", "--format github")
+NOT_RUN_HERE = ("pip install",)
 """Workflow steps the tests do not run: the install (this venv already has rata and pytest; the app's folder is on
-the import path through its pytest settings and rata's loader) and the annotations step (tested with --format)."""
+the import path through its pytest settings and rata's loader)."""
 
 pytestmark = pytest.mark.subprocess
 
@@ -184,10 +184,25 @@ def test_the_workflow_installs_the_app_and_runs_its_tests_and_rata_s_checks(proj
     assert commands == [
         'pip install -e ".[test]"',
         "pytest",
-        "rata codegen --check",
-        "rata mcp inspect --check mcp-surface.json",
+        "rata codegen --check --format github",
+        "rata mcp inspect --check mcp-surface.json --format github",
         "rata mcp inspect --strict --format github",
     ]
     for command in commands:
         if not any(skipped in command for skipped in NOT_RUN_HERE):
-            run(["bash", "-c", command], project, env)
+            done = run(["bash", "-c", command], project, env)
+            assert "::error" not in done.stdout, command
+            if "--format github" in command:
+                assert all(line.startswith("::") for line in done.stdout.splitlines()), command  # workflow commands only
+
+
+def test_the_workflow_s_checks_annotate_the_command_that_drifted(project, env):
+    steps = yaml.safe_load((project / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))["jobs"]["test"]["steps"]
+    checks = [step["run"] for step in steps if "--check" in step.get("run", "")]
+    app_py = project / "my_tasks" / "app.py"
+    app_py.write_text(app_py.read_text(encoding="utf-8").replace('"""Add a task.', '"""Add a task to the list.'), encoding="utf-8")
+    line = next(number for number, text in enumerate(app_py.read_text(encoding="utf-8").splitlines(), 1) if text.startswith("def tasks_add"))
+    for command in checks:
+        done = run(["bash", "-c", command], project, env, expect=4)
+        assert f"::error file=my_tasks/app.py,line={line}," in done.stdout, command
+        assert "tasks_add" in done.stdout and '+      "description": "Add a task to the list.",' in done.stderr

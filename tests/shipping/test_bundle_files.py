@@ -11,7 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rata.errors import ConfigError
-from rata.shipping.bundle import read_project
 from rata.shipping.bundle_files import (
     IGNORED,
     BundleFile,
@@ -23,6 +22,7 @@ from rata.shipping.bundle_files import (
     read_ignore_file,
     write_bundle,
 )
+from rata.shipping.project import read_project
 
 PYPROJECT = """\
 [project]

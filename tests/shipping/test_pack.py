@@ -78,7 +78,7 @@ def test_a_folder_named_manifest_json_is_refused(pinger):
 def test_an_app_given_as_a_module_is_not_a_project(crm_app):
     from rata.loader import LoadedApp
 
-    with pytest.raises(ConfigError, match="bundles a project"):
+    with pytest.raises(ConfigError, match="is not in a project folder"):
         pack(LoadedApp(crm_app, "crm.app:app", None, {}), None)
 
 

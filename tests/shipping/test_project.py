@@ -83,7 +83,6 @@ def test_normalize_compares_names_as_pep_503_does():
     ("changes", "words"),
     [
         ({"version": None}, "has no version"),
-        ({"version": None, "dynamic": ["version"]}, "is dynamic"),
         ({"version": 1}, "must be a string"),
         ({"version": "v1.0"}, "PEP 440"),
         ({"version": "1.0.0-beta"}, "PEP 440"),
@@ -108,6 +107,15 @@ def test_normalize_compares_names_as_pep_503_does():
         ({"readme": {"content-type": "text/markdown"}}, "neither file nor text"),
         ({"license": {"url": "x"}}, "neither text nor file"),
         ({"dynamic": "version"}, "list of strings"),
+        ({"authors": [{"name": "Ada", "email": "not an email"}]}, "is not an email address"),
+        ({"maintainers": [{"name": " "}]}, "is empty"),
+        ({"maintainers": "Grace"}, "must be a list"),
+        ({"requires-python": "python 3"}, "is not a version specifier"),
+        ({"license": 3}, "must be an SPDX expression"),
+        ({"keywords": "crm"}, "must be a list of strings"),
+        ({"keywords": ["crm", 3]}, "must be a string"),
+        ({"dependencies": "rata-toolkit"}, "must be a list of strings"),
+        ({"version": "1.0 beta"}, "PEP 440"),
     ],
 )
 def test_a_hostile_value_is_a_config_error_that_names_it(tmp_path, changes, words):
@@ -115,6 +123,59 @@ def test_a_hostile_value_is_a_config_error_that_names_it(tmp_path, changes, word
         read_project(write(tmp_path, base(**changes)))
     assert words in raised.value.message
     assert raised.value.hint
+
+
+@pytest.mark.parametrize(
+    ("rata", "words"),
+    [
+        ({"env": {"lower": {"description": "x"}}}, "cannot be an environment variable"),
+        ({"env": {"PYTHONPATH": {"description": "x"}}}, "cannot be an environment variable"),
+        ({"env": {"KEY": "x"}}, "must be a table with a description"),
+        ({"env": {"KEY": {}}}, "description is missing"),
+        ({"env": {"KEY": {"description": " "}}}, "description is empty"),
+        ({"env": {"KEY": {"description": "bell\x07"}}}, "control characters"),
+        ({"env": {"KEY": {"description": "x", "type": "secret"}}}, "type must be one of"),
+        ({"env": {"KEY": {"description": "x", "secret": True}}}, "unknown keys: 'secret'"),
+        ({"env": {"KEY": {"description": "x", "required": "yes"}}}, "must be true or false"),
+        ({"env": {"KEY": {"description": "x", "type": "number", "sensitive": True}}}, "only a string can be sensitive"),
+        ({"env": {"KEY": {"description": "x", "sensitive": True, "default": "hunter2"}}}, "cannot have a default"),
+        ({"env": {"KEY": {"description": "x", "type": "number", "default": "ten"}}}, "is not a number"),
+        ({"env": "KEY"}, "must be a table"),
+        ({"bundle": {"platforms": ["beos"]}}, "platforms in"),
+        ({"bundle": {"platforms": []}}, "must be a non-empty list"),
+        ({"bundle": "all"}, "[tool.rata.bundle] in"),
+        ({"icon": 7}, "relative path"),
+    ],
+)
+def test_a_hostile_tool_rata_value_is_a_config_error_that_names_it(tmp_path, rata, words):
+    with pytest.raises(ConfigError) as raised:
+        read_project(write(tmp_path, base(), {"app": "crm.app:app", **rata}))
+    assert words in raised.value.message
+    assert raised.value.hint
+
+
+def test_declared_environment_variables_are_read_sorted_beside_rata_home(tmp_path):
+    env = {
+        "CRM_TOKEN": {"title": "API token", "description": "Your CRM token.", "sensitive": True, "required": True},
+        "CRM_LIMIT": {"description": "Rows a page.", "type": "number", "default": 50},
+    }
+    project = read_project(write(tmp_path, base(), {"app": "crm.app:app", "env": env}), CRM_APP)
+    assert [(var.name, var.title, var.type, var.sensitive, var.required, var.default) for var in project.env] == [
+        ("CRM_LIMIT", "CRM_LIMIT", "number", False, False, 50),
+        ("CRM_TOKEN", "API token", "string", True, True, None),
+    ]
+    assert [var.name for var in project.environment] == ["CRM_LIMIT", "CRM_TOKEN", "RATA_HOME"]
+    assert project.environment[-1].format == "filepath"
+
+
+def test_a_dynamic_version_is_read_as_none(tmp_path):
+    assert read_project(write(tmp_path, base(version=None, dynamic=["version"]))).version is None
+
+
+def test_the_author_is_the_first_of_authors_then_maintainers_with_a_name(tmp_path):
+    project = read_project(write(tmp_path, base(authors=[{"email": "ada@example.com"}], maintainers=[{"name": "Grace", "email": "grace@example.com"}])))
+    assert project.author is not None and (project.author.name, project.author.email) == ("Grace", "grace@example.com")
+    assert read_project(write(tmp_path, base())).author is None
 
 
 def test_a_huge_value_is_never_echoed_back_whole(tmp_path):

@@ -25,7 +25,6 @@ from rata.shipping.registry import (
     plan_write,
     readme_declares,
     schema,
-    server_name,
     validate,
 )
 from tests.conftest import CRM
@@ -169,6 +168,7 @@ def test_a_non_ascii_description_is_kept_and_valid(tmp_path):
         ({"registry": {"nmae": "x/y"}}, "unknown keys"),
         ({"registry": "io.github.ada/crm"}, "must be a table"),
         ({"scripts": {"crm": "crm.main:main"}}, "no console script named 'rata-example-crm'"),
+        ({"version": None, "dynamic": ["version"]}, "is dynamic"),
         ({"scripts": {"rata-example-crm": "elsewhere.main:main"}}, "no console script named 'rata-example-crm'"),
     ],
 )
@@ -191,6 +191,39 @@ def test_an_app_version_other_than_the_project_version_is_a_note(tmp_path):
     entry = build_entry(project)
     assert entry.server["version"] == entry.server["packages"][0]["version"] == "1.0.1"
     assert any("Give App(...) the same version" in note for note in entry.notes)
+
+
+def test_declared_environment_variables_are_in_the_entry_as_the_schema_defines_them(tmp_path):
+    env = {
+        "CRM_TOKEN": {"title": "API token", "description": "Your CRM token.", "sensitive": True, "required": True},
+        "CRM_LIMIT": {"description": "Rows a page.", "type": "number", "default": 50},
+        "CRM_DRY_RUN": {"description": "Change nothing.", "type": "boolean", "default": False},
+        "CRM_EXPORTS": {"description": "Where exports go.", "type": "directory", "default": "${HOME}/exports"},
+        "CRM_REGION": {"description": "The CRM's region.", "default": "eu"},
+    }
+    path = tmp_path / "pyproject.toml"
+    project = {"name": "rata-example-crm", "version": "1.0.0", "description": "A small customer list.", "scripts": {"rata-example-crm": "crm.main:main"}}
+    path.write_text(tomli_w.dumps({"project": project, "tool": {"rata": {"app": "crm.app:app", "env": env}}}), encoding="utf-8")
+    entry = build_entry(read_project(path, APP))
+    assert validate(entry.server) == []
+    variables = {var.pop("name"): var for var in entry.server["packages"][0]["environmentVariables"]}
+    assert list(variables) == ["CRM_DRY_RUN", "CRM_EXPORTS", "CRM_LIMIT", "CRM_REGION", "CRM_TOKEN", "RATA_HOME"]
+    assert variables["CRM_TOKEN"] == {"description": "Your CRM token.", "format": "string", "isRequired": True, "isSecret": True}
+    assert variables["CRM_LIMIT"] == {"description": "Rows a page.", "format": "number", "isRequired": False, "isSecret": False, "default": "50"}
+    assert variables["CRM_DRY_RUN"]["default"] == "false" and variables["CRM_DRY_RUN"]["format"] == "boolean"
+    assert variables["CRM_REGION"]["default"] == "eu"
+    # ${HOME} is MCPB's alone: registry clients would pass it on as written
+    assert variables["CRM_EXPORTS"] == {"description": "Where exports go.", "format": "filepath", "isRequired": False, "isSecret": False}
+    assert variables["RATA_HOME"]["format"] == "filepath"
+
+
+def test_an_app_that_declares_rata_home_describes_it_itself(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    project = {"name": "crm", "version": "1.0.0", "description": "Customers.", "scripts": {"crm": "crm.main:main"}}
+    rata = {"app": "crm.app:app", "env": {"RATA_HOME": {"description": "Where the CRM keeps its data.", "type": "directory"}}}
+    path.write_text(tomli_w.dumps({"project": project, "tool": {"rata": rata}}), encoding="utf-8")
+    (variable,) = build_entry(read_project(path, APP)).server["packages"][0]["environmentVariables"]
+    assert (variable["name"], variable["description"]) == ("RATA_HOME", "Where the CRM keeps its data.")
 
 
 def test_the_validator_uses_the_schema_bounds():
@@ -265,3 +298,33 @@ def test_every_entry_rata_builds_validates_or_the_project_is_refused(tmp_path_fa
     else:
         assert validate(entry.server) == []
         assert json.loads(entry.text) == entry.server
+
+
+SCALAR = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+SETTING = st.fixed_dictionaries(
+    {"description": st.text(max_size=20)},
+    optional={
+        "type": st.sampled_from(["string", "number", "boolean", "directory", "file", "x"]),
+        "sensitive": st.booleans(),
+        "required": st.booleans(),
+        "default": SCALAR,
+    },
+)
+
+
+@given(env=st.dictionaries(st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True) | st.text(max_size=8), SETTING | SCALAR, max_size=3))
+def test_any_declared_environment_gives_a_valid_entry_or_a_config_error(tmp_path_factory, env):
+    path = tmp_path_factory.mktemp("env") / "pyproject.toml"
+    project = {"name": "crm", "version": "1.0.0", "description": "Customers.", "scripts": {"crm": "crm.main:main"}}
+    declared = {name: {k: v for k, v in s.items() if v is not None} if isinstance(s, dict) else s for name, s in env.items()}
+    data = {"project": project, "tool": {"rata": {"app": "crm.app:app", "env": declared}}}
+    try:
+        path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    except (TypeError, ValueError):
+        return  # not expressible in TOML
+    try:
+        entry = build_entry(read_project(path, APP))
+    except ConfigError as error:
+        assert error.message and error.hint
+    else:
+        assert validate(entry.server) == []
