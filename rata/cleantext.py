@@ -47,7 +47,7 @@ def clean_line(text: str, limit: int | None = None) -> str:
 def visible(text: str, limit: int | None = None) -> str:
     """`text` with every character `clean_text` would drop written as an escape (``\x1b``, ``\u202e``), and ``\r`` as ``\r``."""
     if not (text.isascii() and text.isprintable()):
-        text = "".join(_escape(char) if char == "\r" or (char not in _KEEP and (char in _LINE_BREAKS or _is_invisible(char))) else char for char in text)
+        text = "".join(escape(char) if char == "\r" or (char not in _KEEP and (char in _LINE_BREAKS or _is_invisible(char))) else char for char in text)
     return _cut(text, limit)
 
 
@@ -61,7 +61,8 @@ def quote(value: str, limit: int | None = None) -> str:
     return f'{shown[: max(1, limit - 2)]}\u2026" ({len(value)} characters)'
 
 
-def _escape(char: str) -> str:
+def escape(char: str) -> str:
+    """One character as an escape: ``\\r``, ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``."""
     code = ord(char)
     if char == "\r":
         return "\\r"

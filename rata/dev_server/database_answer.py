@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rata import tokens
+from rata.cleantext import escape
 from rata.dev_server import budget, database
 
 TOOL = "database_query"
@@ -43,12 +44,6 @@ def cell_text(value: Any) -> str:
     else:
         text = "".join(_ESCAPES.get(c) or (c if c.isprintable() or c == " " else escape(c)) for c in value)
     return "\\" + text if text in ("NULL", '""') else text
-
-
-def escape(char: str) -> str:
-    """One character as an escape: ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``."""
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def row_line(cells: list[Any]) -> str:

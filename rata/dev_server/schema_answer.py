@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from rata import tokens
+from rata.cleantext import escape
 from rata.dev_server import budget, database
-from rata.dev_server.database_answer import escape
 
 TOOL = "database_schema"
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
