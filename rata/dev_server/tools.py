@@ -38,7 +38,7 @@ ABILITY = "dev.read"
 Level = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
-_DEFAULTS: dict[str, Any] = {"note": "", "dependencies": [], "tables": [], "views": [], "triggers": []}
+_DEFAULTS: dict[str, Any] = {"note": ""}
 
 
 def _new(kind: Any, *values: Any, **named: Any) -> Any:
@@ -466,7 +466,8 @@ def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens 
     for name in names:
         spec = app.specs[name]
         infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
-    fit = budget.Fit(limit, commands_text(_new(CommandList, [], len(app.specs), None)), _new(CommandList, [], len(app.specs), None))
+    empty = _new(CommandList, [], len(app.specs), None)
+    fit = budget.Fit(limit, commands_text(empty), empty)
     shown = budget.take(infos, fit, command_line)
     if shown == 0 and infos:  # one command larger than the whole budget: its description shortened to fit
         first = dict(infos[0])

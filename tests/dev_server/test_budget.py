@@ -151,3 +151,19 @@ def test_rata_mcp_dev_takes_its_budget_from_the_command_line_and_refuses_one_out
     refused = subprocess.run([*command, "--budget-tokens", "100"], env=subprocess_env(rata_home), input="", capture_output=True, text=True, timeout=60)
     assert refused.returncode != 0
     assert "--budget-tokens 100 is outside 1,000 to 25,000." in refused.stderr and "Pick a number in that range" in refused.stderr
+
+
+def test_every_budgeted_tool_describes_budget_tokens_in_the_same_words_but_search_docs_with_its_own_default(tmp_path):
+    with AgentClient(dev_app(Target(None, tmp_path))) as agent:
+        described = {
+            tool["name"]: tool["inputSchema"]["properties"]["budget_tokens"]["description"]
+            for tool in agent.list_tools()
+            if "budget_tokens" in tool["inputSchema"].get("properties", {})
+        }
+    assert sorted(described) == [
+        "app_calls", "database_query", "database_schema", "list_commands", "migration_status", "read_log_entries", "search_docs",
+        "window_act", "window_snapshot",
+    ]  # fmt: skip
+    assert {name: text for name, text in described.items() if text != budget.BUDGET_DOC} == {
+        "search_docs": described["search_docs"]
+    } and "default 2,000, or the server's budget when that is smaller" in described["search_docs"]
