@@ -17,6 +17,7 @@ result of that kind is rare, and the default limit leaves room for it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 BYTES_PER_TOKEN = 3
@@ -30,6 +31,11 @@ BOUND_NAMES = frozenset({"limit", "max", "max_results", "max_items", "count", "p
 
 NARROW_NAMES = frozenset({"search", "query", "q", "filter", "where", "prefix", "since", "until", "before", "after", "cursor"})
 """Parameters with these names narrow what a tool returns without counting it."""
+
+
+def compact_json(value: Any) -> str:
+    """`value` as a client shows its model structured JSON: compact, characters as themselves (what `estimate` counts of it)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def estimate(text: str) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from rata import tokens
+from rata.tokens import compact_json
 from rata.errors import RataError
 from rata.typemodel import Field
 
@@ -61,11 +62,6 @@ def budget_of(ctx: Any, asked: int | None) -> int:
     if asked is not None:
         return asked
     return int(getattr(ctx.app, "budget_tokens", DEFAULT_TOKENS))
-
-
-def compact_json(value: Any) -> str:
-    """`value` as a client shows its model structured JSON: compact, characters as themselves."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class Fit:

@@ -403,7 +403,7 @@ def scan(
                     before_bytes = budget[0]
                     found(result)
                 if token_room is not None:
-                    room -= tokens.estimate(json.dumps(result.entries[-1], ensure_ascii=False, separators=(",", ":")))
+                    room -= tokens.estimate(tokens.compact_json(result.entries[-1]))
                 if len(result.entries) >= limit or (token_room is not None and room < 0):
                     result.scanned_bytes += before_bytes - budget[0]
                     result.resume = (*ident, at)
