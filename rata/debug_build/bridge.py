@@ -32,6 +32,7 @@ from typing import Any
 from rata.endpoint import Connection
 from rata.errors import RataError, WindowError
 from rata.logs import LazyLogger
+from rata.windows.calls import CALL_LOG_SIZE
 
 log = LazyLogger("rata.debug_build")
 
@@ -156,7 +157,7 @@ class DevBridge:
     def do_calls(self, window: str | None = None, limit: int = 20, before: int | None = None) -> list[dict[str, Any]]:
         if window is not None:
             self._window(window)
-        limit = max(1, min(_whole(limit, "limit"), 200))
+        limit = max(1, min(_whole(limit, "limit"), CALL_LOG_SIZE))
         below = None if before is None else _whole(before, "before")
         records = [r for r in self.host.calls if (window is None or r.window == window) and (below is None or r.seq < below)]
         return [
