@@ -35,6 +35,7 @@ from typing import Any
 from rata.cleantext import clean_line
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError
+from rata.shipping.owned import standing
 from rata.shipping.project import EnvVar, Project, is_version, shown
 
 MANIFEST_VERSION = "0.3"
@@ -198,12 +199,14 @@ def manifest_json(manifest: dict[str, Any]) -> str:
     return dump_json(manifest)
 
 
+def marked(data: object) -> bool:
+    """Whether a parsed manifest carries rata's mark (`GENERATOR` as its ``_meta``)."""
+    return isinstance(data, dict) and data.get("_meta") == GENERATOR
+
+
 def written_by_rata(path: Path) -> bool:
     """Whether the file at `path` is a manifest rata wrote (its ``_meta`` says so), so rata may write it again."""
-    import json
-
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        return standing(path, None, marked) == "ours"
+    except OSError:
         return False
-    return isinstance(data, dict) and data.get("_meta") == GENERATOR

@@ -18,8 +18,9 @@ from rata.codegen.catalog import build_catalog
 from rata.codegen.drift import Drift, compare, read_json_file
 from rata.errors import ConfigError
 from rata.loader import LoadedApp
-from rata.shipping.bundle import MANIFEST_FILE, build_manifest, manifest_json, written_by_rata
+from rata.shipping.bundle import MANIFEST_FILE, build_manifest, manifest_json, marked
 from rata.shipping.bundle_files import bundle_files, bundle_name, write_bundle
+from rata.shipping.owned import standing
 from rata.shipping.project import Project, project_of
 
 DEFAULT_OUTPUT = "dist"
@@ -78,9 +79,10 @@ def pack(loaded: LoadedApp, output: Path | None, *, replace: bool = False) -> Pa
     if path.exists() or path.is_symlink():
         if not path.is_file() or path.is_symlink():
             raise ConfigError(f"{str(path)!r} is not a plain file; rata mcp pack writes the manifest only as one.", hint="Move it away.")
-        if path.read_text(encoding="utf-8", errors="replace") == planned.text:
+        found = standing(path, planned.text, marked)
+        if found == "same":
             changed = False
-        elif not replace and not written_by_rata(path):
+        elif found == "theirs" and not replace:
             raise ConfigError(
                 f"{str(path)!r} exists and rata did not write it; rata mcp pack leaves it alone.",
                 hint="Move it away, or pass --replace to overwrite it with the bundle's manifest.",

@@ -31,6 +31,7 @@ from typing import Any
 
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError, RataError
+from rata.shipping.owned import standing
 from rata.shipping.project import EnvVar, Project, normalize, shown
 
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
@@ -307,20 +308,12 @@ def plan_write(path: Path, entry: Entry, *, force: bool = False, shown_as: str |
         ConfigError: the file exists and rata did not write it (and not `force`): it is the user's.
     """
     try:
-        current = path.read_bytes()
-    except FileNotFoundError:
-        return "write"
+        found = standing(path, entry.text, written_by_rata)
     except IsADirectoryError:
         raise ConfigError(f"{shown_as or str(path)!r} is a folder.", hint="Pass --out with a file path.") from None
-    if current == entry.text.encode("utf-8"):
+    if found == "same":
         return "same"
-    if force:
-        return "write"
-    try:
-        ours = written_by_rata(json.loads(current.decode("utf-8")))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        ours = False
-    if not ours:
+    if found == "theirs" and not force:
         raise ConfigError(
             f"{shown_as or str(path)!r} exists and rata did not write it (it has no {PUBLISHER_KEY} tool = \"rata\" in _meta).",
             hint="Compare it with `rata mcp publish --dry-run --out other.json`; pass --force to replace it.",
