@@ -70,9 +70,7 @@ def inspect(
             _drifted(drift, check, save)
         console().print(safe(f"The surface matches {check}.", "ok"))
     elif prompt is not None:
-        found = next((p for p in result.surface["prompts"] if p["name"] == prompt), None)
-        if found is None:
-            raise _unknown_prompt(prompt, result)
+        found = _one("prompt", prompt, result)
         if as_json:
             write_raw(dump_json(found))
         else:
@@ -81,10 +79,7 @@ def inspect(
             render_prompt(console(), result, found)
     elif as_json:
         if tool is not None:
-            found = next((t for t in result.surface["tools"] if t["name"] == tool), None)
-            if found is None:
-                raise _unknown_tool(tool, result)
-            write_raw(dump_json(found))
+            write_raw(dump_json(_one("tool", tool, result)))
         else:
             write_raw(dump_json(result.surface))
     else:
@@ -92,10 +87,7 @@ def inspect(
 
         out = console()
         if tool is not None:
-            found = next((t for t in result.surface["tools"] if t["name"] == tool), None)
-            if found is None:
-                raise _unknown_tool(tool, result)
-            render_tool(out, result, found)
+            render_tool(out, result, _one("tool", tool, result))
         else:
             render_inspection(out, result, schemas=schemas)
     if strict and result.errors:
@@ -127,26 +119,24 @@ def _report_for_ci(output_format: OutputFormat, result: Inspection, app: App, ch
         _drifted(drift, check, save)
 
 
-def _unknown_tool(name: str, result: Inspection) -> ConfigError:
+def _one(kind: str, name: str, result: Inspection) -> dict:  # type: ignore[type-arg]
+    """The tool or prompt (`kind`) named `name` as agents see it, or a `ConfigError`: hidden from agents and why, or a near name."""
     import difflib
 
-    names = [t["name"] for t in result.surface["tools"]]
-    hidden = dict(result.hidden)
+    listed = result.surface[kind + "s"]
+    found = next((item for item in listed if item["name"] == name), None)
+    if found is not None:
+        return found
+    if kind == "tool":
+        hidden, said = dict(result.hidden), f"{name!r} is a command but not a tool"
+    else:
+        hidden, said = {other: why for k, other, why in result.hidden_others if k == kind}, f"The {kind} {name!r} is not shown to agents"
     if name in hidden:
-        return ConfigError(f"{name!r} is a command but not a tool: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
+        raise ConfigError(f"{said}: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
+    names = [item["name"] for item in listed]
     close = difflib.get_close_matches(name, names, n=1)
-    return ConfigError(f"There is no tool named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Tools: {', '.join(names) or 'none'}.")
-
-
-def _unknown_prompt(name: str, result: Inspection) -> ConfigError:
-    import difflib
-
-    names = [p["name"] for p in result.surface["prompts"]]
-    hidden = {hidden: reason for kind, hidden, reason in result.hidden_others if kind == "prompt"}
-    if name in hidden:
-        return ConfigError(f"The prompt {name!r} is not shown to agents: {hidden[name]}.", hint="Grant its ability with Mcp().allow_abilities([...]).")
-    close = difflib.get_close_matches(name, names, n=1)
-    return ConfigError(f"There is no prompt named {name!r}.", hint=f"Did you mean {close[0]!r}?" if close else f"Prompts: {', '.join(names) or 'none'}.")
+    hint = f"Did you mean {close[0]!r}?" if close else f"{kind.capitalize()}s: {', '.join(names) or 'none'}."
+    raise ConfigError(f"There is no {kind} named {name!r}.", hint=hint)
 
 
 @app.command("serve")
