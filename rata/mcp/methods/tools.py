@@ -73,7 +73,7 @@ def call_tool(ctx: ToolHost, call: Call) -> dict[str, Any]:
     index = ctx.index  # the one surface this call sees, whatever a refresh does meanwhile
     tool = index.tools.get(name)
     if tool is None:
-        raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {name}")
+        raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {wire.shown(name)}")
     spec = index.specs[name]
     client = call.client_name
     started = time.perf_counter()
