@@ -16,6 +16,7 @@ from rata import tokens
 from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
 from rata.context import Ctx
 from rata.dispatch import CommandRequest, Origin
+from rata.cleantext import clean_text
 from rata.errors import RataError
 from rata.events import MCP_CHANNEL, AgentCalled
 from rata.logs import LazyLogger, log_info
@@ -276,11 +277,11 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
 
 
 def _own_text(text: Any, value: Any) -> str:
-    """A command's own text for `value` (its JSON, as `structuredContent` carries it); a TypeError when it is not a str."""
+    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a str."""
     shown = text(value)
     if shown.__class__ is not str:
         raise TypeError(f"it returned {type(shown).__name__}, not str: return the text a model reads")
-    return shown  # type: ignore[no-any-return]
+    return clean_text(shown)  # as a prompt's text: no ESC, BEL, bidi overrides or zero-width characters reach the model
 
 
 def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:
