@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
-from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, RootsRequest, Sample, SampleRequest, TalkError
+from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, RootsRequest, Sample, SampleRequest, TalkError, root_problem
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -430,13 +430,15 @@ def read_sample(raw: object) -> Sample | None:
 
 
 def read_roots(raw: object) -> list[Root] | None:
-    """The `Root` list of a ``roots/list`` result, or None when it is malformed."""
+    """The `Root` list of a ``roots/list`` result, or None when it is malformed (a root that is no local ``file://`` URI too: `root_problem`)."""
     roots = raw.get("roots") if isinstance(raw, dict) else None
     if not isinstance(roots, list) or len(roots) > MAX_ROOTS:
         return None
     out = []
     for root in roots:
         if not isinstance(root, dict) or not isinstance(root.get("uri"), str) or not isinstance(root.get("name", ""), str):
+            return None
+        if root_problem(root["uri"]) is not None:  # MCP's roots are file:// URIs: anything else is a malformed answer, refused whole
             return None
         out.append(Root(root["uri"], root.get("name")))
     return out

@@ -860,3 +860,42 @@ def test_sampling_params_carry_images_and_refuse_what_a_request_cannot_carry():
         Message(image=b"x")
     with pytest.raises(ValueError, match="exactly one of text= and image="):
         Message("x", image=b"y", mime_type="image/png")
+
+
+# --- roots are local file:// URIs, refused whole otherwise ---------------------------------------------------------------
+
+HOSTILE_ROOTS = ["../x", "javascript:alert(1)", "\u202efile:///x", "file:///../../etc/passwd", "file:///a/%2E%2E/b", "file://evil.example/x",
+                 "file:///x?q", "file:///x#f", "file:///a%00b", "file:///%FF", "https://x/y", "file:///x y"]
+
+
+@pytest.mark.parametrize("uri", HOSTILE_ROOTS)
+def test_a_root_that_is_no_local_file_uri_never_reaches_the_command(app, era, uri):
+    """The whole answer is malformed: asked again (up to 3 times in the 2025 era, then the call fails; each round in 2026-07-28)."""
+    with AgentClient(app, era=era, roots=[{"uri": "file:///home/ada/project"}, {"uri": uri}]) as agent:
+        if era == "legacy":
+            result = agent.call("folders")
+            assert result.is_error and "did not fit what was asked 3 times" in result.text
+        else:
+            with pytest.raises(AssertionError, match="kept asking for input"):
+                agent.call("folders")
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [("file:///home/ada/my%20project", "/home/ada/my project"), ("file://localhost/srv", "/srv"), ("file:///C:/Users/ada", "C:/Users/ada"), ("FILE:///x", "/x")],
+)
+def test_a_roots_path_is_its_local_folder_percent_decoded(uri, path):
+    from pathlib import Path
+
+    (root,) = read_roots({"roots": [{"uri": uri}]})
+    assert root.path == Path(path)
+
+
+@given(st.text(max_size=60), st.text(alphabet="/.%2Ea-z:", max_size=30))
+def test_any_root_a_client_sends_is_refused_or_names_an_absolute_path_without_dot_segments(text, tail):
+    for uri in (text, "file://" + text, "file:///" + tail):
+        roots = read_roots({"roots": [{"uri": uri}]})
+        if roots is not None:
+            path = roots[0].path
+            assert path.is_absolute() or path.as_posix()[1:3] == ":/"
+            assert ".." not in path.parts and "\x00" not in str(path)
