@@ -75,14 +75,20 @@ class Question(Generic[T]):
     """One question of a round (`Ctx.ask_all`): the form's class, the message the user reads, and its key.
 
     `key`: the question's name in ``inputRequests`` (2026-07-28), for clients that look for a
-    given one; by default rata names it after its place in the call (``ask-0``, ``ask-1``...)."""
+    given one; by default rata names it after its place in the call (``ask-0``, ``ask-1``...).
+    `ahead`: take an answer the client sends under `key` before this server asked (a call with
+    ``inputResponses`` and no ``requestState``); by default an answer counts only for a question
+    this server asked in this call. Needs `key`."""
 
-    __slots__ = ("form", "message", "key")
+    __slots__ = ("form", "message", "key", "ahead")
 
-    def __init__(self, form: type[T], message: str, *, key: str | None = None) -> None:
+    def __init__(self, form: type[T], message: str, *, key: str | None = None, ahead: bool = False) -> None:
         self.form = form
         self.message = message
         self.key = check_key(key)
+        if ahead and self.key is None:
+            raise ValueError("ahead=True needs key=: a client can answer ahead only a question whose name it knows")
+        self.ahead = ahead
 
     def __repr__(self) -> str:
         return f"Question({getattr(self.form, '__name__', self.form)!r}, {self.message!r})"

@@ -612,6 +612,11 @@ def named_app(tmp_path: Path) -> App:
         return f"Hello, {answer.value.name}!" if answer.accepted else "Hello, stranger!"
 
     @command(can="p.run")
+    def greet_ahead(ctx: Ctx) -> str:
+        answer = ctx.ask(Name, "What is your name?", key="user_name", ahead=True)
+        return f"Hello, {answer.value.name}!" if answer.accepted else "Hello, stranger!"
+
+    @command(can="p.run")
     def whatever(ctx: Ctx) -> list[str]:
         """Ask only what the client can answer."""
         asked = []
@@ -628,7 +633,7 @@ def named_app(tmp_path: Path) -> App:
         ctx.ask_all(Question(Name, "A?", key="same"), Question(Name, "B?", key="same"))
         return "unreachable"
 
-    made = App("named", identifier="com.example.named").commands(greet, whatever, twice).mcp(Mcp().allow_abilities(["p.run"]))
+    made = App("named", identifier="com.example.named").commands(greet, greet_ahead, whatever, twice).mcp(Mcp().allow_abilities(["p.run"]))
     made.folder = tmp_path / "named"
     return made
 
@@ -644,15 +649,29 @@ def test_a_question_may_name_its_key(tmp_path: Path):
     assert done["content"][0]["text"] == "Hello, Alice!"
 
 
-def test_answers_sent_before_any_question_are_taken_and_extra_keys_ignored(tmp_path: Path):
+def test_answers_sent_before_any_question_count_for_nothing_unless_the_question_takes_them_ahead(tmp_path: Path):
+    """A client cannot answer a question this server did not ask in this call (no requestState): it is asked."""
+    with AgentClient(named_app(tmp_path)) as agent:
+        asked = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": {"user_name": ALICE}})
+        assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == ["user_name"]
+        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": {"user_name": ALICE}, "requestState": asked["requestState"]})
+        assert done["content"][0]["text"] == "Hello, Alice!"
+
+
+def test_a_question_that_takes_answers_ahead_takes_them_and_ignores_extra_keys(tmp_path: Path):
     extra = {"user_name": ALICE, "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}}}
     with AgentClient(named_app(tmp_path)) as agent:
-        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": extra})
+        done = agent.request("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": extra})
         assert done["content"][0]["text"] == "Hello, Alice!"
         for wrong in ({"user_name": 12345}, {"wrong_key": ALICE}, {"user_name": {"action": "accept", "content": {"name": 5}}}):
-            again = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": wrong})
+            again = agent.request("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": wrong})
             assert again["resultType"] == "input_required" and list(again["inputRequests"]) == ["user_name"]
-        assert agent.request_raw("tools/call", {"name": "greet", "arguments": {}, "inputResponses": None})["result"]["resultType"] == "input_required"
+        assert agent.request_raw("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": None})["result"]["resultType"] == "input_required"
+
+
+def test_taking_answers_ahead_needs_the_questions_key():
+    with pytest.raises(ValueError, match="ahead=True needs key="):
+        Question(Name, "Name?", ahead=True)
 
 
 def test_a_confirmation_is_never_taken_without_its_state(app):
