@@ -62,6 +62,14 @@ def test_a_bad_name_is_refused_naming_the_rule(rata, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_new_app_lints_clean_under_strict(rata, tmp_path):
+    assert rata("new", "todo", cwd=tmp_path).exit_code == 0
+    result = rata("mcp", "inspect", "--strict", "--app", str(tmp_path / "todo"))
+    assert result.exit_code == 0, result.output
+    assert "Lint: no findings." in result.stdout
+    assert "lint: 0 errors, 0 warnings, 0 notes" in result.stdout
+
+
 @pytest.mark.subprocess
 def test_the_new_project_works_without_edits(tmp_path):
     """rata new, then rata mcp inspect, rata migrate, the project's own tests, and `<app> --mcp`."""
