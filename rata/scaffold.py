@@ -14,6 +14,10 @@ And in ``pyproject.toml``, ``{ name = "__app_author__" }`` is the author (`Autho
 given (``rata new --author``, else git's ``user.name`` and ``user.email``, as ``uv init`` does),
 else ``The NAME authors``. An MCP Bundle requires an author, so a new app always has one.
 
+``.mcp.json``, which registers `rata mcp dev` for Claude Code, is not a template file: it is
+`rata.install.plan.new_project_dev_file`, the entry `rata mcp install --dev --client claude-code --write`
+writes from the project's ``.venv``, so that command finds it up to date (one rule for both).
+
 Nothing is written unless every check passes, and the same arguments always give the same bytes.
 """
 
@@ -28,6 +32,7 @@ from pathlib import Path, PurePosixPath
 
 from rata.cleantext import clean_text
 from rata.errors import ConfigError
+from rata.install.plan import new_project_dev_file
 
 TEMPLATE = "app"
 NAME_RULE = "lowercase letters, digits, '-' or '_', starting with a letter and ending with a letter or digit"
@@ -164,6 +169,8 @@ def render(name: str, identifier: str | None = None, author: Author | None = Non
         if not path.is_file() or path.suffix == ".pyc" or any(part in _SKIPPED for part in relative.parts):
             continue
         files.append((PurePosixPath(fill(relative.as_posix())), fill(path.read_text(encoding="utf-8")).encode("utf-8")))
+    dev_file, dev_text = new_project_dev_file()  # the entry `rata mcp install --dev --write` would write: one rule for both
+    files.append((PurePosixPath(dev_file), dev_text.encode("utf-8")))
     return sorted(files)
 
 

@@ -163,9 +163,10 @@ def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypa
     assert git_author(tmp_path) == Author("Ada Lovelace")
 
 
-def test_mcp_json_registers_rata_mcp_dev(tmp_path):
+def test_mcp_json_registers_rata_mcp_dev_from_the_project_s_venv(tmp_path):
     scaffold("tasks", tmp_path)
-    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
+    dev = {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}
+    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": dev}}
 
 
 def test_the_app_uses_the_name_and_identifier(tmp_path):
