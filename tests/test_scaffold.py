@@ -21,12 +21,16 @@ FILES = [
     "mcp-surface.json",
     "my_tasks/__init__.py",
     "my_tasks/app.py",
+    "my_tasks/frontend/app.css",
+    "my_tasks/frontend/app.js",
+    "my_tasks/frontend/index.html",
     "my_tasks/main.py",
     "my_tasks/migrations/0001_create_tasks.sql",
     "pyproject.toml",
     "rata.catalog.json",
     "tests/conftest.py",
     "tests/test_app.py",
+    "tests/test_window.py",
 ]
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
+from tests.windows.shared import require_chromium
 
 TOOLS = ["tasks_add", "tasks_delete", "tasks_done", "tasks_list"]
 
@@ -93,8 +94,9 @@ def test_the_new_project_works_without_edits(tmp_path):
     assert "applied  0001_create_tasks.sql" in migrated.stdout
 
     on_path = {"PYTHONPATH": str(project), "RATA_HOME": str(tmp_path / "test-home")}
-    tests = run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project, extra=on_path)
-    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    require_chromium()  # the generated window tests skip without Chromium; here they must run
+    tests = run(sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", cwd=project, extra=on_path)
+    assert " passed" in tests.stdout and "failed" not in tests.stdout and "skipped" not in tests.stdout, tests.stdout
 
     server_env = {**env, "PYTHONPATH": str(project)}
     with AgentClient.spawn([sys.executable, "-m", "my_tasks.main", "--mcp"], env=server_env, stderr=subprocess.DEVNULL) as agent:
