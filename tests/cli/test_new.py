@@ -22,7 +22,16 @@ def test_it_lists_the_files_and_the_next_steps(rata, tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0] == "Created the app my-tasks in my-tasks:"
     assert "  my_tasks/app.py" in lines and "  .mcp.json" in lines and "  tests/test_app.py" in lines
-    assert lines[lines.index("Next steps:") + 1 :] == ["  cd my-tasks", '  pip install -e ".[test]"', "  rata migrate", "  pytest", "  rata mcp inspect"]
+    assert lines[lines.index("Next steps (README.md says more):") + 1 :] == [
+        "  cd my-tasks",
+        "  python3 -m venv .venv",
+        "  . .venv/bin/activate",
+        "  pip install -r requirements-rata.txt",
+        '  pip install -e ".[test]"',
+        "  rata migrate",
+        "  pytest",
+        "  rata dev",
+    ]
     assert (tmp_path / "my-tasks" / "my_tasks" / "app.py").is_file()
 
 
