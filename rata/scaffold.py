@@ -22,7 +22,7 @@ the package index, that is a checkout or a wheel of this machine, so the file is
 `rata.install.plan.new_project_dev_file`, the entry `rata mcp install --dev --client claude-code --write`
 writes from the project's ``.venv``, so that command finds it up to date (one rule for both).
 
-Nothing is written unless every check passes, and the same arguments always give the same bytes.
+Nothing is written unless every check passes, and `render` gives the same bytes for the same arguments.
 """
 
 from __future__ import annotations
@@ -241,6 +241,7 @@ def render(name: str, identifier: str | None = None, author: Author | None = Non
 def scaffold(name: str, target: Path, *, identifier: str | None = None, author: Author | None = None) -> list[PurePosixPath]:
     """Write a new app called `name` into `target` (created if missing); return the files written.
 
+    The files are `render`'s and ``requirements-rata.txt`` (`rata_requirement`, the rata running now).
     `author` defaults to ``The NAME authors`` (`rata new` passes git's identity when there is one).
 
     Raises:
