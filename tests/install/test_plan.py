@@ -187,7 +187,10 @@ def test_user_scope_only_clients_refuse_to_write(crm, tmp_path, key):
 def test_codex_merge_keeps_comments_and_other_tables_and_replaces_the_entry(crm, tmp_path):
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
-    path.write_text('# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "crm-before-replace"\n\n[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n')
+    path.write_text(
+        '# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "crm-before-replace"\n\n'
+        '[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n'
+    )
     assert write("codex", crm, tmp_path, replace=True).status == install.UPDATED
     text = path.read_text()
     assert "# my codex config" in text and 'command = "x" # keep' in text and "crm-before-replace" not in text
