@@ -7,9 +7,18 @@ import tomllib
 from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from rata.cleantext import clean_text
 from rata.errors import ConfigError
-from rata.scaffold import Author, git_author, parse_author, render, scaffold, templates_dir, validate_name
+from rata.scaffold import Author, git_author, parse_author, rata_requirement, render, requirement_from, scaffold, templates_dir, validate_name
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=40) | st.sampled_from(["file:///src/rata", "https://x.org/r.git", "git", "file:///a%0Ab"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["url", "vcs", "commit_id", "editable"]), inner, max_size=3),
+    max_leaves=8,
+)
 
 FILES = [
     ".github/workflows/ci.yml",
@@ -21,12 +30,17 @@ FILES = [
     "mcp-surface.json",
     "my_tasks/__init__.py",
     "my_tasks/app.py",
+    "my_tasks/frontend/app.css",
+    "my_tasks/frontend/app.js",
+    "my_tasks/frontend/index.html",
     "my_tasks/main.py",
     "my_tasks/migrations/0001_create_tasks.sql",
     "pyproject.toml",
     "rata.catalog.json",
+    "requirements-rata.txt",
     "tests/conftest.py",
     "tests/test_app.py",
+    "tests/test_window.py",
 ]
 
 
@@ -163,9 +177,10 @@ def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypa
     assert git_author(tmp_path) == Author("Ada Lovelace")
 
 
-def test_mcp_json_registers_rata_mcp_dev(tmp_path):
+def test_mcp_json_registers_rata_mcp_dev_from_the_project_s_venv(tmp_path):
     scaffold("tasks", tmp_path)
-    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
+    dev = {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}
+    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": dev}}
 
 
 def test_the_app_uses_the_name_and_identifier(tmp_path):
@@ -193,3 +208,42 @@ def test_the_generated_app_loads_and_exposes_its_tools(tmp_path):
 
 def test_templates_are_found_in_a_source_checkout():
     assert templates_dir() == Path(__file__).resolve().parent.parent / "templates"
+
+
+# --- the rata a new app installs first ------------------------------------------------------------
+
+
+def test_the_rata_running_now_is_the_requirement_a_new_app_installs_first(tmp_path):
+    scaffold("tasks", tmp_path)
+    lines = (tmp_path / "requirements-rata.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == rata_requirement() and all(line.startswith("# ") for line in lines[:-1])
+    assert "requirements-rata.txt" in (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize(
+    ("record", "requirement"),
+    [
+        ('{"url": "file:///src/rata", "dir_info": {"editable": true}}', "-e /src/rata"),
+        ('{"url": "file:///src/rata", "dir_info": {}}', "/src/rata"),
+        ('{"url": "file:///dl/rata_toolkit-0.1.0-py3-none-any.whl", "archive_info": {}}', "/dl/rata_toolkit-0.1.0-py3-none-any.whl"),
+        ('{"url": "file:///my%20code/rata", "dir_info": {"editable": true}}', "-e file:///my%20code/rata"),
+        ('{"url": "https://github.com/o/rata.git", "vcs_info": {"vcs": "git", "commit_id": "4f2a"}}', "rata-toolkit @ git+https://github.com/o/rata.git@4f2a"),
+        ('{"url": "https://example.com/rata_toolkit-0.1.0.tar.gz", "archive_info": {}}', "rata-toolkit @ https://example.com/rata_toolkit-0.1.0.tar.gz"),
+        (None, "rata-toolkit==0.1.0"),
+        ("not json", "rata-toolkit==0.1.0"),
+        ('{"url": "file:///a\\nb", "dir_info": {}}', "rata-toolkit==0.1.0"),
+        ('{"url": "file:///-e", "dir_info": {}}', "/-e"),
+    ],
+)
+def test_the_requirement_follows_how_rata_was_installed(record, requirement):
+    assert requirement_from(record, "0.1.0") == requirement
+
+
+records = st.dictionaries(st.sampled_from(["url", "dir_info", "vcs_info", "archive_info"]), json_values, max_size=4).map(json.dumps)
+
+
+@given(st.one_of(st.none(), st.text(max_size=200), records))
+def test_any_install_record_gives_one_requirement_line(record):
+    line = requirement_from(record, "0.1.0")
+    assert line and "\n" not in line and "\r" not in line and clean_text(line) == line
+    assert line.startswith(("rata-toolkit", "-e ", "/", "file:"))

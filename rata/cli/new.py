@@ -24,9 +24,9 @@ def new(
     ),
     as_json: bool = typer.Option(False, "--json", help='Print {"directory", "files"} as JSON.'),
 ) -> None:
-    """Create a new app: a package with example commands, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config."""
+    """Create a new app: a package with example commands, a window, a migration, docs, tests, pyproject.toml, .mcp.json, CI and pre-commit."""
     from rata.codegen.catalog import dump_json
-    from rata.scaffold import git_author, parse_author, scaffold
+    from rata.scaffold import NEXT_STEPS, git_author, parse_author, scaffold
 
     target = directory if directory is not None else Path(name)
     written = scaffold(name, target, identifier=identifier, author=parse_author(author) if author is not None else git_author())
@@ -37,7 +37,7 @@ def new(
     out.print(safe(f"Created the app {name} in {target}:", "ok"))
     for path in written:
         out.print(safe(f"  {path}", "path"))
-    out.print(safe("Next steps:"))
-    for step in (f"cd {shlex.quote(str(target))}", 'pip install -e ".[test]"', "rata migrate", "pytest", "rata mcp inspect"):
+    out.print(safe("Next steps (README.md says more):"))
+    for step in (f"cd {shlex.quote(str(target))}", *NEXT_STEPS, "rata dev"):
         out.print(safe(f"  {step}", "cmd"))
 
