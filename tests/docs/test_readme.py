@@ -50,3 +50,11 @@ def test_every_test_folder_and_marker_the_readme_names_exists() -> None:
     for command in fences(FULL_RUN):
         for folder in re.findall(r"pytest (tests/\S+)", command):
             assert (ROOT / folder).is_dir(), folder
+
+
+def test_the_readme_and_the_index_link_to_the_newcomers_pages() -> None:
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    for page in ("zero-to-claude-desktop.md", "from-fastmcp.md", "api.md", "performance.md"):
+        assert (ROOT / "docs" / page).is_file(), page
+        assert f"(docs/{page})" in README, f"README.md does not link to docs/{page}"
+        assert f"]({page})" in index, f"docs/index.md does not link to {page}"
