@@ -46,7 +46,7 @@ def start(folder: Path, home: Path) -> subprocess.Popen:
 
 
 class Client:
-    """Just enough of an MCP client (the 2025-11-25 handshake, as Claude Desktop speaks it) to make calls."""
+    """Just enough of an MCP client (the 2025-11-25 era's initialize handshake) to make calls."""
 
     def __init__(self, server: subprocess.Popen) -> None:
         self.server = server
