@@ -145,3 +145,27 @@ for words in sys.argv[1:]:
 """
     done = subprocess.run([sys.executable, "-c", probe, *named], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_what_the_page_says_of_fastmcp_holds_for_the_pinned_version(fastmcp_server):
+    """The page's claims about FastMCP 4.1.6: no resource subscriptions, no server-side sampling or roots in Context,
+    and `ctx.elicit` unavailable on a 2026-07-28 connection."""
+    from fastmcp import Client, Context
+
+    assert "FastMCP 4.1.6 has no resource subscriptions" in PAGE and "no server-side sampling or roots in 4.1.6" in PAGE
+    assert not any(hasattr(Context, name) for name in ("sample", "list_roots", "roots"))
+
+    async def ask(ctx: Context) -> str:
+        """Ask the user something."""
+        return (await ctx.elicit("Go on?", response_type=bool)).action
+
+    ask.__annotations__["ctx"] = Context  # FastMCP resolves annotations in the module's globals; this one is local
+    fastmcp_server.tool(ask)
+
+    async def run() -> tuple[Any, Any]:
+        async with Client(fastmcp_server) as client:
+            return client.server_capabilities, await client.call_tool("ask", {}, raise_on_error=False)
+
+    capabilities, asked = asyncio.run(run())
+    assert capabilities.resources.subscribe is False
+    assert asked.is_error and "unavailable on 2026-07-28 connections" in asked.content[0].text
