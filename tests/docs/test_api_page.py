@@ -220,13 +220,16 @@ def test_the_examples_run_and_print_what_the_page_shows(tmp_path: Path, monkeypa
     namespace: dict[str, Any] = {"__name__": "api_page"}
     blocks = doctest_blocks()
     assert blocks, "docs/api.md has no examples"
-    for line, text in blocks:
-        test = parser.get_doctest(text, namespace, f"docs/api.md:{line}", str(PAGE), line)
-        runner.run(test, clear_globs=False)
-        namespace.update(test.globs)  # a DocTest runs in a copy of the namespace it is given
-    for value in namespace.values():
-        close = getattr(value, "close", None)
-        if isinstance(value, (rata.App,)) and close is not None:
-            close()
+    try:
+        for line, text in blocks:
+            test = parser.get_doctest(text, namespace, f"docs/api.md:{line}", str(PAGE), line)
+            runner.run(test, clear_globs=False)
+            namespace.update(test.globs)  # a DocTest runs in a copy of the namespace it is given
+    finally:
+        for value in namespace.values():
+            if isinstance(value, rata.App):
+                value.close()
+        for path in EXAMPLES.glob("*.py"):
+            sys.modules.pop(path.stem, None)  # the page's app, imported from the scratch RATA_HOME's run, is not left behind
     assert runner.failures == 0, f"{runner.failures} of the examples in docs/api.md failed (the output above shows which)"
 
