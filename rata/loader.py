@@ -16,10 +16,11 @@ import importlib
 import importlib.util
 import sys
 import traceback
-from rata._record import Record
 from pathlib import Path
 from typing import Any
 
+from rata import stopping
+from rata._record import Record
 from rata.app import App
 from rata.errors import AppLoadError, RataError
 
@@ -126,8 +127,8 @@ def _from_module(module: str, attr: str, target: str) -> App:
     except RataError:
         raise
     except BaseException as error:  # noqa: BLE001 - any failure while importing user code is reported
-        if isinstance(error, KeyboardInterrupt):
-            raise
+        if isinstance(error, KeyboardInterrupt) and not stopping.installed():
+            raise  # a Ctrl-C in a process that did not install rata.stopping: the user's, not the project's
         raise _import_failure(target, error) from None
     return _attr(loaded, attr, target)
 
@@ -149,8 +150,8 @@ def _from_file(file: Path, attr: str, target: str) -> LoadedApp:
     except RataError:
         raise
     except BaseException as error:  # noqa: BLE001
-        if isinstance(error, KeyboardInterrupt):
-            raise
+        if isinstance(error, KeyboardInterrupt) and not stopping.installed():
+            raise  # a Ctrl-C in a process that did not install rata.stopping: the user's, not the project's
         del sys.modules[name]
         raise _import_failure(target, error) from None
     return LoadedApp(_attr(module, attr, target), target, None, {})

@@ -405,18 +405,14 @@ def read_content(app: Any, item: Resource, values: dict[str, str], request: Any)
 
 
 def _read_file(root: Path, item: Resource) -> bytes:
-    """The file's bytes, if it is still under `root` once every symlink is resolved, and no larger than `MAX_BYTES`."""
-    import os
+    """The file's bytes, if it is still under `root` once every symlink is resolved, a regular file (a FIFO or a device
+    would block or never end), and no larger than `MAX_BYTES` (`rata.projectfiles`)."""
+    from rata.projectfiles import ProjectFileError, read_bytes, under
 
-    base = os.path.realpath(root)
-    path = os.path.realpath(os.path.join(base, item.path or ""))
-    if os.path.commonpath([base, path]) != base:
+    path = under(root, item.path or "")
+    if path is None:
         raise ResourceError(f"The resource {item.uri}'s file {item.path!r} leads outside the app's folder; point it at a file under App.root.")
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} cannot be read ({error.strerror or error}); check it exists under App.root.") from None
-    if len(data) > MAX_BYTES:
-        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} is over {MAX_BYTES} bytes; serve a smaller file.")
-    return data
+        return read_bytes(path, limit=MAX_BYTES)
+    except ProjectFileError as error:
+        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} {error.reason}; point it at a regular file of at most {MAX_BYTES:,} bytes under App.root.") from None
