@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from rata import projectfiles
 from rata.dev_server import budget, database, docs_answer, docs_index, logreader, schema_answer, target, tools, windows
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
@@ -197,7 +198,8 @@ def test_the_bounds_table_is_the_code() -> None:
     )
     assert rows["Files watched for reloading"][0] == "5,000"
     assert "skipping `.git`, `.venv`, `venv`, `node_modules`, `__pycache__`, `build`, `dist` and other hidden folders" in flat(page())
-    assert set(target._SKIP_DIRS) == {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
+    assert {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"} <= projectfiles.SKIP_DIRS
+    assert projectfiles.MAX_WALK_ENTRIES == 50_000 and "the look itself stops after 50,000 folders and files" in flat(page())
 
 
 # --- read-only ---------------------------------------------------------------------------------------
