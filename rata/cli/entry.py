@@ -52,7 +52,9 @@ def _server(argv: Sequence[str]) -> int:
     except RataError as error:
         if stopping.requested():
             return error.exit_code
-        sys.stderr.write(f"error: {error.message}\n" + (f"{error.hint}\n" if error.hint else ""))
+        from rata.cli.appmain import say_error
+
+        say_error(error)
         return error.exit_code
 
 

@@ -196,12 +196,14 @@ def test_an_app_that_fails_to_load_still_lists_and_every_call_says_why(crm, reco
         gate.open()
         assert loading.wait(10)
         assert len(client.list_tools()) == 4
-        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
-    assert answer["error"]["code"] == wire.INTERNAL_ERROR
-    assert answer["error"]["message"] == (
-        "The app could not be loaded, so tools/call cannot run: RuntimeError: the database driver is missing. Fix the app and restart the server."
-    )
-    assert "crm: the app failed to load (RuntimeError: the database driver is missing)" in capsys.readouterr().err
+        called = client.call("customers_index")
+        read = client.request_raw("resources/read", {"uri": "app://customers_index"})
+    said = "The app could not be loaded, so tools/call cannot run: RuntimeError: the database driver is missing. Fix the app and restart the server."
+    assert called.is_error and called.text == said  # a tool's failure is a result the model reads
+    assert read["error"]["code"] == wire.INTERNAL_ERROR
+    assert read["error"]["message"] == said.replace("tools/call", "resources/read")
+    said_on_stderr = "crm: the app failed to load, and each request that needs it gets this error: RuntimeError: the database driver is missing\n"
+    assert said_on_stderr in capsys.readouterr().err
 
 
 def test_a_load_failure_whose_message_is_not_unicode_text_still_reaches_the_client(crm, recorded):
@@ -210,9 +212,8 @@ def test_a_load_failure_whose_message_is_not_unicode_text_still_reaches_the_clie
     with client:
         gate.open()
         assert loading.wait(10)
-        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
-    assert answer["error"]["code"] == wire.INTERNAL_ERROR
-    assert "RuntimeError: bad byte \\udcff in the config" in answer["error"]["message"]
+        called = client.call("customers_index")
+    assert called.is_error and "RuntimeError: bad byte \\udcff in the config" in called.text
 
 
 def test_loading_gives_the_answering_thread_the_interpreter_back_quickly_then_restores_it(crm, recorded):
