@@ -51,6 +51,13 @@ def safe(text: object, style: str | None = None) -> Text:
     return Text(clean_text(str(text)), style=style or "")
 
 
+def escape_markup(text: str) -> str:
+    """`text` with every ``[...]`` that rich would read as a style tag escaped, so that it shows as written."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def write_raw(text: str) -> None:
     """Write machine output (JSON) to stdout exactly as given."""
     sys.stdout.write(text)
