@@ -17,6 +17,7 @@ from rata.cli.console import STYLES
 from rata.cli.inspect_view import _findings
 from rata.cli.main import app
 from rata.codegen.lint import Finding
+from tests.cli.conftest import matches_snapshot
 from tests.cli.test_mcp_inspect import LINTY
 
 CODE = "limit: Annotated[int, Field(ge=1, le=500)] = 50"
@@ -33,6 +34,7 @@ def lint_section(tmp_path, columns: int) -> str:
 @pytest.mark.parametrize("columns", [80, 120])
 def test_each_finding_is_a_paragraph_within_the_width_and_its_fix_is_whole(tmp_path, columns):
     shown = lint_section(tmp_path, columns)
+    assert matches_snapshot(f"inspect_lint_{columns}.txt", shown)
     lines = shown.splitlines()
     assert max(cell_len(line) for line in lines) <= columns
     assert f"    {CODE}" in lines  # the code to paste: one line of its own, unbroken
