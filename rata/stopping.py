@@ -90,11 +90,6 @@ def requested() -> bool:
     return _requested.is_set()
 
 
-def installed() -> bool:
-    """True once `install` made the stop signals this process's own (then SIGINT never raises KeyboardInterrupt)."""
-    return _watcher is not None and _watcher.process_wide
-
-
 def signal_number() -> int | None:
     """The first stop signal's number, or None."""
     return _signum[0] if _signum else None

@@ -24,7 +24,10 @@ def new(
     ),
     as_json: bool = typer.Option(False, "--json", help='Print {"directory", "files"} as JSON.'),
 ) -> None:
-    """Create a new app: a package with example commands, a window, a migration, docs, tests, pyproject.toml, .mcp.json, CI and pre-commit."""
+    """Create a new app that runs, tests and serves agents as it is.
+
+    The project has a package with example commands, a window, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config.
+    """
     from rata.codegen.catalog import dump_json
     from rata.scaffold import NEXT_STEPS, git_author, parse_author, scaffold
 
