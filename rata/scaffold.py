@@ -28,6 +28,7 @@ Nothing is written unless every check passes, and `render` gives the same bytes 
 from __future__ import annotations
 
 import json
+import os
 import keyword
 import re
 import sys
@@ -44,6 +45,11 @@ _NAME = re.compile(r"^[a-z](?:[a-z0-9_-]*[a-z0-9])?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9][A-Za-z0-9_-]*)+$")
 # Names that would shadow a package the app imports or a folder the template writes.
 _TAKEN = frozenset({"test", "rata", "tests", "docs", "typer", "rich", "pytest", "jsonschema", "pygments"})
+PACKAGING_TOOLS = frozenset({
+    "pip", "setuptools", "wheel", "build", "twine", "virtualenv", "venv", "pipx", "uv", "poetry", "pdm", "hatch", "hatchling",
+    "flit", "flit-core", "pkg-resources", "distutils", "packaging", "ensurepip", "python", "python3", "conda", "mamba",
+})  # fmt: skip
+"""Names a new app may never take: installing it (`pip install -e .`) would replace the tool that installs it."""
 _SKIPPED = ("__pycache__", ".pytest_cache")
 AUTHOR_SLOT = '{ name = "__app_author__" }'
 """Where the template's pyproject.toml names its author."""
@@ -180,7 +186,50 @@ def validate_name(name: str) -> str:
     if stdlib or package in _TAKEN:
         what = "a module of Python's standard library" if stdlib else "a name the app already needs"
         raise ConfigError(f"The app name {name!r} would shadow {package!r}, {what}.", hint=f"Pick another name, e.g. my-{name}.")
+    if _normal(name) in PACKAGING_TOOLS or package in PACKAGING_TOOLS:
+        raise ConfigError(
+            f"The app name {name!r} is a packaging tool's: installing the app (pip install -e .) would replace it in the environment.",
+            hint=f"Pick another name, e.g. my-{name}.",
+        )
+    taken = installed_names()
+    if _normal(name) in taken or package in taken:
+        raise ConfigError(
+            f"The app name {name!r} is taken by {taken.get(_normal(name)) or taken[package]!r}, installed in this Python environment: "
+            "installing the app (pip install -e .) would replace it, or the app's package would shadow it.",
+            hint=f"Pick another name, e.g. my-{name}.",
+        )
     return package
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as packaging compares them (PEP 503): lowercase, runs of '-', '_', '.' as one '-'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_names() -> dict[str, str]:
+    """Every name an installed distribution holds in this environment, the distribution's name (PEP 503 form) and its
+    top-level import packages, each mapped to the distribution that holds it."""
+    import importlib.metadata
+
+    names: dict[str, str] = {}
+    for top, distributions in importlib.metadata.packages_distributions().items():
+        for distribution in distributions:
+            names.setdefault(top, distribution)
+    for distribution in importlib.metadata.distributions():
+        found = distribution.metadata["Name"] if distribution.metadata is not None else None
+        if found:
+            names.setdefault(_normal(found), found)
+    return names
+
+
+def name_warnings(name: str) -> list[str]:
+    """What a user should know about `name` that is no reason to refuse it: a command of that name on the PATH."""
+    import shutil
+
+    command = shutil.which(name)
+    if command is None:
+        return []
+    return [f"A command named {name!r} is already on your PATH ({command}); the app's own command `{name}` may run instead of it, or it instead of the app, depending on the PATH's order."]
 
 
 def validate_identifier(identifier: str) -> str:
@@ -248,6 +297,8 @@ def scaffold(name: str, target: Path, *, identifier: str | None = None, author: 
         ConfigError: the name or identifier is not allowed, or `target` is a file or a folder
             that is not empty. Nothing is written then.
     """
+    if target.is_symlink() and not target.exists():
+        raise ConfigError(f"{str(target)!r} is a link to {os.readlink(target)!r}, which does not exist.", hint="Pass --dir with a new or empty folder, or remove the link.")
     if target.exists() and not target.is_dir():
         raise ConfigError(f"{str(target)!r} is a file, not a folder.", hint="Pass --dir with a new or empty folder.")
     if target.is_dir() and any(target.iterdir()):
@@ -264,6 +315,9 @@ def scaffold(name: str, target: Path, *, identifier: str | None = None, author: 
     files = sorted([*files, (PurePosixPath(RATA_REQUIREMENT), requirement.encode("utf-8"))])
     for relative, content in files:
         path = target.joinpath(*relative.parts)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        except OSError as error:
+            raise ConfigError(f"{str(path)!r} cannot be written: {error.strerror or error}.", hint="Pass --dir with a folder you can write to.") from None
     return [relative for relative, _ in files]

@@ -247,3 +247,49 @@ def test_any_install_record_gives_one_requirement_line(record):
     line = requirement_from(record, "0.1.0")
     assert line and "\n" not in line and "\r" not in line and clean_text(line) == line
     assert line.startswith(("rata-toolkit", "-e ", "/", "file:"))
+
+
+@pytest.mark.parametrize("name", ["pip", "setuptools", "wheel", "uv", "python3", "build", "twine"])
+def test_a_packaging_tools_name_is_refused_because_installing_the_app_would_replace_it(tmp_path, name):
+    with pytest.raises(ConfigError, match="packaging tool's") as refused:
+        scaffold(name, tmp_path / name)
+    assert "my-" + name in refused.value.hint and not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize(("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")])
+def test_a_name_an_installed_distribution_holds_is_refused_naming_it(tmp_path, name, holder):
+    """`rata new click` then `pip install -e .` would uninstall click, which rata's own CLI needs."""
+    with pytest.raises(ConfigError, match="installed in this Python environment") as refused:
+        scaffold(name, tmp_path / name)
+    assert holder.lower().replace("_", "-") in refused.value.message.lower().replace("_", "-")
+
+
+@given(st.from_regex(r"[a-z](?:[a-z0-9_-]{0,12}[a-z0-9])?", fullmatch=True))
+def test_any_accepted_name_is_no_installed_distribution_packaging_tool_or_stdlib_module(name):
+    from rata.scaffold import PACKAGING_TOOLS, installed_names
+
+    try:
+        package = validate_name(name)
+    except ConfigError:
+        return
+    taken = installed_names()
+    assert package not in taken and name not in taken and name not in PACKAGING_TOOLS and package not in __import__("sys").stdlib_module_names
+
+
+def test_a_command_of_the_same_name_on_the_path_is_a_warning_not_a_refusal(tmp_path, monkeypatch):
+    from rata.scaffold import name_warnings
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "tasks").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "tasks").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    (warning,) = name_warnings("tasks")
+    assert warning.startswith("A command named 'tasks' is already on your PATH") and str(tmp_path / "bin" / "tasks") in warning
+    assert name_warnings("nosuchcommand") == []
+
+
+def test_a_dangling_link_as_the_folder_is_refused_naming_where_it_points(tmp_path):
+    (tmp_path / "here").symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match="which does not exist"):
+        scaffold("tasks", tmp_path / "here")
+    assert not (tmp_path / "gone").exists()

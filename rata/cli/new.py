@@ -29,10 +29,15 @@ def new(
     The project has a package with example commands, a window, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config.
     """
     from rata.codegen.catalog import dump_json
-    from rata.scaffold import NEXT_STEPS, git_author, parse_author, scaffold
+    from rata.scaffold import NEXT_STEPS, git_author, name_warnings, parse_author, scaffold
 
     target = directory if directory is not None else Path(name)
     written = scaffold(name, target, identifier=identifier, author=parse_author(author) if author is not None else git_author())
+    err = console(stderr=True)
+    for warning in name_warnings(name):
+        line = safe("warning: ", "warning")
+        line.append_text(safe(warning))
+        err.print(line)
     if as_json:
         write_raw(dump_json({"directory": str(target), "files": [str(path) for path in written]}))
         return

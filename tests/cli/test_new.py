@@ -111,3 +111,11 @@ def test_the_new_project_works_without_edits(tmp_path):
     with AgentClient.spawn([sys.executable, "-m", "my_tasks.main", "--mcp"], env=server_env, stderr=subprocess.DEVNULL) as agent:
         assert [tool["name"] for tool in agent.list_tools()] == TOOLS
         assert agent.call("tasks_add", {"title": "Ship it"}).data["id"] == 1  # the database `rata migrate` made
+
+
+def test_a_dangling_link_as_dir_and_a_packaging_tools_name_are_errors_not_tracebacks(rata, tmp_path):
+    (tmp_path / "here").symlink_to(tmp_path / "gone")
+    linked = rata("new", "tasks", "--dir", str(tmp_path / "here"))
+    assert linked.exit_code != 0 and "which does not exist" in linked.output and "Traceback" not in linked.output
+    tool = rata("new", "pip", "--dir", str(tmp_path / "pip"))
+    assert tool.exit_code != 0 and "packaging tool's" in tool.output and not (tmp_path / "pip").exists()
