@@ -105,3 +105,30 @@ def test_under_keeps_a_path_that_stays_in_the_folder_and_refuses_one_that_leaves
     (tmp_path / "app" / "out").symlink_to(tmp_path)
     assert under(tmp_path / "app", "docs/x.md") == (tmp_path / "app" / "docs" / "x.md").resolve()
     assert under(tmp_path / "app", "../secret") is None and under(tmp_path / "app", "out/secret") is None
+
+
+def test_a_walk_of_a_tree_that_changes_while_it_is_walked_never_raises(tmp_path):
+    """What `rata dev`'s reload loop meets when an editor saves, a build writes or a folder is removed mid-walk."""
+    import shutil
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        n = 0
+        while not stop.is_set():
+            folder = tmp_path / f"d{n % 7}"
+            folder.mkdir(exist_ok=True)
+            (folder / f"m{n}.py").write_text("x = 1\n")
+            if n % 5 == 0:
+                shutil.rmtree(tmp_path / f"d{(n + 3) % 7}", ignore_errors=True)
+            n += 1
+
+    thread = threading.Thread(target=churn, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            walk = walk_files(tmp_path, lambda name: name.endswith(".py"))
+            assert all(path.endswith(".py") for path, _, _ in walk.files)
+    finally:
+        stop.set()
+        thread.join(5)

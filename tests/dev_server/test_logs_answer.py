@@ -381,3 +381,34 @@ def test_logs_answer_renders_values_a_model_can_read(tmp_path):
     assert logs_answer.value_text(7) == "7" and logs_answer.value_text(None) == "null" and logs_answer.value_text("") == '""'
     assert logs_answer.value_text('["a","b"]') == '["a","b"]' and logs_answer.value_text('"quoted"') == '"\\"quoted\\""'
     assert logs_answer.value_text("a=b") == '"a=b"' and logs_answer.value_text("line\nbreak") == '"line\\nbreak"'
+
+
+def test_a_cursor_replayed_after_the_log_was_truncated_and_rewritten_in_place_is_refused(tmp_path, rata_home, monkeypatch):
+    """Same file, same inode, other bytes before the offset: the cursor's fingerprint no longer matches."""
+    with AppLogger(rata_home, max_bytes=10**6) as log:
+        for i in range(20):
+            log.info(f"entry {i}")
+    cursor = real_cursor(rata_home)
+    path = rata_home / "logs" / "crm.log"
+    inode = path.stat().st_ino
+    with open(path, "r+b") as handle:  # truncated in place, as `: > crm.log` does, then the app writes on
+        handle.truncate(0)
+    with AppLogger(rata_home, max_bytes=10**6) as log:
+        for i in range(40):
+            log.info(f"other entry {i}")
+    assert path.stat().st_ino == inode
+    monkeypatch.setenv("RATA_HOME", str(rata_home))
+    with agent(tmp_path) as client:
+        result = client.call("read_log_entries", {"before": cursor})
+    assert result.is_error and "Leave before out to start again from the newest entry" in result.text and "Traceback" not in result.text
+
+
+def test_a_cursor_from_another_apps_log_is_refused(tmp_path, small_home, monkeypatch):
+    other = tmp_path / "other-home"
+    with AppLogger(other) as log:
+        for i in range(50):
+            log.info(f"entry {i}")
+    monkeypatch.setenv("RATA_HOME", str(small_home))
+    with agent(tmp_path) as client:
+        result = client.call("read_log_entries", {"before": real_cursor(other)})
+    assert result.is_error and "before" in result.text and "Traceback" not in result.text

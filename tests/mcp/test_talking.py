@@ -918,3 +918,29 @@ def test_any_root_a_client_sends_is_refused_or_names_an_absolute_path_without_do
             path = roots[0].path
             assert path.is_absolute() or path.as_posix()[1:3] == ":/"
             assert ".." not in path.parts and "\x00" not in str(path)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["roots", "uri", "name", "role", "content", "model", "type", "text"]), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(answer=_json)
+def test_any_sampling_or_roots_answer_in_input_responses_is_taken_asked_again_or_refused_never_a_crash(app, answer):
+    """2026-07-28: what a client puts under the round's key, with the state the server gave, is read as strictly as a 2025 answer."""
+    with AgentClient(app, sampling=sampled, roots=[]) as agent:
+        for tool, arguments in (("summarize", {"text": "x"}), ("folders", {})):
+            asked = agent.request("tools/call", {"name": tool, "arguments": arguments})
+            assert asked["resultType"] == "input_required"
+            (key,) = asked["inputRequests"]
+            retry = agent.request_raw(
+                "tools/call", {"name": tool, "arguments": arguments, "inputResponses": {key: answer}, "requestState": asked["requestState"]}
+            )
+            result = retry.get("result")
+            assert result is not None, retry
+            assert result.get("resultType") in ("input_required", "complete"), result
+            if result.get("resultType") == "complete" and tool == "folders":
+                assert all(uri.startswith("file:") for uri in result["structuredContent"])
