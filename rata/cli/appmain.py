@@ -64,13 +64,7 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
         args = _parser(app).parse_args(argv)
         configure_logging(app.folder, app.name)
         if args.migrate:
-            report = app.migrate()
-            say_applied(report.applied)
-            for status in report.changed:
-                sys.stderr.write(f"warning: migration {status.version:04d} ({status.name}) changed after it was applied; not run again\n")
-            if not report.applied:
-                sys.stderr.write("nothing to apply; the database is up to date\n")
-            return 0
+            return _migrate(app)
         if args.mcp:
             return serve_mcp(app)
         if args.headless:
@@ -83,6 +77,22 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
         if error.hint:
             sys.stderr.write(f"{error.hint}\n")
         return error.exit_code
+
+
+def _migrate(app: App) -> int:
+    """``--migrate``: what `rata migrate` does, said in plain lines on stderr."""
+    if not app.migrations_dir.is_dir():
+        sys.stderr.write(f"{app.name} has no migrations folder (looked for {app.migrations_dir}); nothing to apply\n")
+        return 0
+    report = app.migrate()
+    if report.backup is not None:
+        sys.stderr.write(f"kept a copy of the database from before this run: {report.backup}\n")
+    say_applied(report.applied)
+    for status in report.changed:
+        sys.stderr.write(f"warning: migration {status.version:04d} ({status.name}) changed after it was applied; not run again\n")
+    if not report.applied:
+        sys.stderr.write("nothing to apply; the database is up to date\n")
+    return 0
 
 
 def resolve_app(app: App | str) -> App:
@@ -134,6 +144,7 @@ def serve_mcp(app: App | str) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{app.name}: no running app; serving MCP headless (no window)\n")
+    with_database(app)
 
     def make_server(send: Any) -> Any:
         app_server = AppServer(app, send=send)
@@ -164,7 +175,27 @@ def _serve_from_manifest(found: Manifest) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{found.name}: no running app; serving MCP headless (no window)\n")
-    return serve(lambda send: LoadingServer(found, lambda: resolve_app(found.ref), send=send).server)
+    return serve(lambda send: LoadingServer(found, lambda: with_database(resolve_app(found.ref)), send=send).server)
+
+
+def with_database(app: App) -> App:
+    """The app, its database brought up to date as every start does (`rata.upgrade.on_start`), what happened said on stderr."""
+    from rata.upgrade import on_start
+
+    say_started(app, on_start(app))
+    return app
+
+
+def say_started(app: App, started: Any) -> None:
+    """On stderr (stdout may belong to the protocol): the copy kept, each migration applied, or the problem every call answers."""
+    if started.backup is not None:
+        sys.stderr.write(f"{app.name}: kept a copy of the database from before the upgrade: {started.backup}\n")
+    say_applied(started.applied)
+    problem = started.problem
+    if problem is not None:
+        hint = f" {problem.hint}" if problem.hint else ""
+        sys.stderr.write(f"{app.name}: the database is not ready, and every call answers so until it is: {problem.message}{hint}\n")
+    sys.stderr.flush()
 
 
 def _pipe(connection: Any, name: str, folder: AppFolder) -> int:
@@ -202,7 +233,7 @@ def run_with_window(app: App) -> int:
         return run_headless(app)
     make_backend("desktop")  # a missing toolkit is reported before anything starts
     with RunningApp(app) as running:
-        say_applied(running.applied)
+        say_started(app, running.started)
         if running.mcp_endpoint is not None:
             sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
         sys.stderr.flush()
@@ -216,7 +247,7 @@ def run_headless(app: App) -> int:
     from rata.running_app import RunningApp
 
     with RunningApp(app) as running:
-        say_applied(running.applied)
+        say_started(app, running.started)
         endpoint = running.mcp_endpoint
         if endpoint is not None:
             sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")
