@@ -80,6 +80,11 @@ def on_start(app: App) -> Started:
     try:
         report = upgrade(app) if app.migrate_on_start else check(app)
     except MigrationError as problem:
+        if isinstance(problem, MigrationFailedError):  # said to whoever started the app, and to every agent's call
+            problem.hint = (
+                f"The app's developer must fix that migration's SQL; the app applies it when it next starts (or run `{app.name} --migrate`). "
+                "Until then the app leaves the database as it is."
+            )
         app.database_problem = problem
         log.error("the app's database is not ready, so every call answers this: %s", problem)
         return Started(problem=problem)
