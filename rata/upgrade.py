@@ -29,18 +29,24 @@ import sqlite3
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rata.errors import DatabaseNewerError, DatabaseNotReadyError, MigrationError, MigrationFailedError, MigrationsPendingError
 from rata.logs import LazyLogger
-from rata.migrations import MigrateReport, Migration, applied_versions, discover, migrate, status
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
-    from rata.app import App
+    from typing import Any
+
     from rata.folder import AppFolder
+
+    App = Any  # a `rata.app.App` (not imported: rata.app uses this module)
+    from rata.migrations import MigrateReport, Migration
+
+# rata.migrations (and pathlib with it) is imported only when the app has migrations or a database: an app
+# without either starts its server without them (tests/test_layers.py).
 
 log = LazyLogger("rata")
 
@@ -77,6 +83,8 @@ def on_start(app: App) -> Started:
     says it once on stderr; every call the app runs answers it (`refusal`).
     """
     app.database_problem = None
+    if not app.has_migrations() and not os.path.exists(app.folder.database_file):
+        return Started()
     try:
         report = upgrade(app) if app.migrate_on_start else check(app)
     except MigrationError as problem:
@@ -118,6 +126,8 @@ def check(app: App) -> MigrateReport:
         DatabaseNewerError: it has a migration the app does not have.
         MigrationsPendingError: it lacks one of the app's migrations.
     """
+    from rata.migrations import MigrateReport, applied_versions, discover, status
+
     migrations = discover(app.migrations_dir)
     path = app.folder.database_file
     if not os.path.exists(path):
@@ -141,6 +151,8 @@ def upgrade(app: App, *, lock_wait: float = LOCK_WAIT_S) -> MigrateReport:
         MigrationFailedError: a migration failed and was rolled back (the ones before it stay applied).
         MigrationError: a migration file is malformed, the lock was not had in time, or the copy could not be made.
     """
+    from rata.migrations import MigrateReport, applied_versions, discover, migrate, status
+
     migrations = discover(app.migrations_dir)
     folder = app.folder
     path = folder.database_file
@@ -250,6 +262,8 @@ def keep_copy(conn: sqlite3.Connection, folder: AppFolder, version: int) -> Path
     Raises:
         MigrationError: the copy could not be written (then nothing is migrated).
     """
+    from pathlib import Path
+
     from rata.db import _create_private
 
     target = folder.file(backup_name(version))

@@ -131,7 +131,7 @@ def test_a_failing_migration_leaves_the_database_as_it_was_and_every_call_answer
     with caplog.at_level(logging.INFO, logger="rata"):
         started = on_start(app)
         assert isinstance(started.problem, MigrationFailedError)
-        assert [m for m in started.problem.applied] == ["0002_tags.sql"]
+        assert list(started.problem.applied) == ["0002_tags.sql"]
         after = dump(app.folder.database_file)
         assert [line for line in after if "tags" not in line] == before  # 0002 applied; of 0003, nothing
         assert dump(rata_home / "app-before-0002.db") == before
