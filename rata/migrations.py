@@ -157,7 +157,7 @@ def migrate(conn: sqlite3.Connection, directory: Path) -> MigrateReport:
         try:
             _apply(conn, migration)
         except _Failed as failed:
-            raise MigrationFailedError(migration.filename, failed.said, [m.filename for m in done]) from None
+            raise MigrationFailedError(migration.filename, failed.said, [m.filename for m in done]) from failed.__cause__
         done.append(migration)
     return MigrateReport(done, status(conn, directory))
 
@@ -187,7 +187,9 @@ def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
         except (sqlite3.Error, sqlite3.Warning, ValueError, _Failed) as error:  # ValueError: a NUL character in the SQL
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise _Failed(error.said if isinstance(error, _Failed) else str(error) or type(error).__name__) from None
+            if isinstance(error, _Failed):
+                raise
+            raise _Failed(str(error) or type(error).__name__) from error  # the SQLite error stays the cause, for the log
     finally:
         conn.isolation_level = previous
 
@@ -242,4 +244,4 @@ def _only_comments(text: str) -> bool:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

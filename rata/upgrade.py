@@ -37,7 +37,6 @@ TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING withou
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-
     from typing import Any
 
     from rata.folder import AppFolder
@@ -90,11 +89,14 @@ def on_start(app: App) -> Started:
     except MigrationError as problem:
         if isinstance(problem, MigrationFailedError):  # said to whoever started the app, and to every agent's call
             problem.hint = (
-                f"The app's developer must fix that migration's SQL; the app applies it when it next starts (or run `{app.name} --migrate`). "
-                "Until then the app leaves the database as it is."
+                f"The app's developer must fix what the error names (the migration's SQL, or what the database holds); the app applies "
+                f"pending migrations when it next starts (or run `{app.name} --migrate`). Until then it leaves the database as it is."
             )
         app.database_problem = problem
-        log.error("the app's database is not ready, so every call answers this: %s", problem)
+        # once, with the SQLite error's traceback when there is one (`rata mcp dev`'s last_error shows it to the developer's agent)
+        cause = problem.__cause__
+        trace = (type(cause), cause, cause.__traceback__) if cause else None
+        log.error("the app's database is not ready, so every call answers this: %s", problem, exc_info=trace)
         return Started(problem=problem)
     for migration in report.applied:
         log.info("applied migration %s", migration.filename)
@@ -177,7 +179,7 @@ def upgrade(app: App, *, lock_wait: float = LOCK_WAIT_S) -> MigrateReport:
             try:
                 report = migrate(conn, app.migrations_dir)
             except MigrationFailedError as failed:
-                raise MigrationFailedError(failed.migration, failed.said, failed.applied, backup=backup) from None
+                raise MigrationFailedError(failed.migration, failed.said, failed.applied, backup=backup) from failed.__cause__
         finally:
             conn.close()
     return MigrateReport(report.applied, report.statuses, backup)
@@ -311,10 +313,10 @@ def _refuse_newer(app: App, recorded: dict[int, str], migrations: list[Migration
     if not ahead:
         return
     top = max(ahead)
-    knows = f"whose newest migration is {newest.version:04d} ({newest.name})" if newest else "which has no migrations"
+    knows = f"knows migrations only up to {newest.version:04d} ({newest.name})" if newest else "has no migrations"
     raise DatabaseNewerError(
         f"The database {app.folder.database_file!r} was written by a newer version of {app.name}: it has migration {top:04d} ({recorded[top]}) "
-        f"applied, and this version ({app.version}) is one {knows}. rata does not change a database newer than the app.",
+        f"applied, and this version ({app.version}) {knows}. rata does not change a database newer than the app.",
         hint=f"Run the newer version of {app.name} again, or restore a copy of the database taken before the upgrade (app-before-NNNN.db beside it).",
     )
 

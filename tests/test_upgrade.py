@@ -158,7 +158,7 @@ def test_a_database_newer_than_the_app_is_refused_untouched_naming_both_versions
     before = snapshot(app.folder.database_file)
     started = on_start(app)
     assert isinstance(started.problem, DatabaseNewerError)
-    assert "migration 0003 (x)" in started.problem.message and "newest migration is 0002 (tags)" in started.problem.message
+    assert "migration 0003 (x)" in started.problem.message and "this version (0.0.0) knows migrations only up to 0002 (tags)" in started.problem.message
     result = AgentClient(app).call("notes_add", {"text": "lost?"})
     assert result.is_error and "0003" in result.text and "0002" in result.text
     with pytest.raises(DatabaseNewerError):

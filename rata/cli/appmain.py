@@ -82,7 +82,7 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
 def _migrate(app: App) -> int:
     """``--migrate``: what `rata migrate` does, said in plain lines on stderr."""
     if not app.migrations_dir.is_dir():
-        sys.stderr.write(f"{app.name} has no migrations folder (looked for {app.migrations_dir}); nothing to apply\n")
+        sys.stderr.write(f"no migrations folder: looked for {app.migrations_dir}; nothing to apply\n")
         return 0
     report = app.migrate()
     if report.backup is not None:

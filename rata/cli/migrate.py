@@ -28,7 +28,7 @@ def migrate(
         if as_json:
             write_raw(dump_json({"database": str(target.folder.database), "migrationsDir": str(folder), "backup": None, "applied": [], "migrations": []}))
             return
-        console().print(safe(f"There is no migrations folder: looked for {folder}. Nothing was applied.", "warning"))
+        console().print(safe(f"No migrations folder: looked for {folder}. Nothing to apply.", "warning"))
         return
     if status_only:
         report = MigrateReport([], status(target.database(), folder))

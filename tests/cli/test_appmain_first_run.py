@@ -118,7 +118,7 @@ def test_opted_out_crm_style_mcp_answers_the_step_to_run_then_works_after_it(tmp
 def test_migrate_without_a_migrations_folder_says_so_and_where_it_looked(tmp_path, capsys):
     app = App("jot", identifier="com.example.jot", root=tmp_path)
     assert run_app(app, ["--migrate"]) == 0
-    assert capsys.readouterr().err == f"jot has no migrations folder (looked for {tmp_path / 'migrations'}); nothing to apply\n"
+    assert capsys.readouterr().err == f"no migrations folder: looked for {tmp_path / 'migrations'}; nothing to apply\n"
 
 
 def test_migrate_names_what_this_run_applied_before_a_failing_migration(tmp_path, capsys):

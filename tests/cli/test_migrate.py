@@ -45,7 +45,7 @@ def jot(tmp_path, migrations=None):
 def test_without_a_migrations_folder_it_says_so_and_where_it_looked(rata, tmp_path, rata_home):
     done = rata("migrate", "--app", jot(tmp_path))
     assert done.exit_code == 0
-    assert " ".join(done.stdout.split()) == f"There is no migrations folder: looked for {tmp_path / 'migrations'}. Nothing was applied."
+    assert " ".join(done.stdout.split()) == f"No migrations folder: looked for {tmp_path / 'migrations'}. Nothing to apply."
     assert "up to date" not in done.stdout and not (rata_home / "app.db").exists()
     assert json.loads(rata("migrate", "--app", jot(tmp_path), "--json").stdout)["migrationsDir"] == str(tmp_path / "migrations")
 
