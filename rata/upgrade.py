@@ -127,7 +127,13 @@ def check(app: App) -> MigrateReport:
     Raises:
         DatabaseNewerError: it has a migration the app does not have.
         MigrationsPendingError: it lacks one of the app's migrations.
+        MigrationError: the database cannot be read.
     """
+    with _unreadable(app):
+        return _check(app)
+
+
+def _check(app: App) -> MigrateReport:
     from rata.migrations import MigrateReport, applied_versions, discover, status
 
     migrations = discover(app.migrations_dir)
@@ -151,8 +157,14 @@ def upgrade(app: App, *, lock_wait: float = LOCK_WAIT_S) -> MigrateReport:
     Raises:
         DatabaseNewerError: the database has a migration the app does not have; nothing was written.
         MigrationFailedError: a migration failed and was rolled back (the ones before it stay applied).
-        MigrationError: a migration file is malformed, the lock was not had in time, or the copy could not be made.
+        MigrationError: a migration file is malformed, the lock was not had in time, the copy could not be made, or the
+            database cannot be read or written (not a database, a folder without the right to write).
     """
+    with _unreadable(app):
+        return _upgrade(app, lock_wait)
+
+
+def _upgrade(app: App, lock_wait: float) -> MigrateReport:
     from rata.migrations import MigrateReport, applied_versions, discover, migrate, status
 
     migrations = discover(app.migrations_dir)
@@ -332,6 +344,18 @@ def _pending(app: App, pending: list[Migration]) -> MigrationsPendingError:
 def _has_tables(conn: sqlite3.Connection) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name != 'rata_migrations' LIMIT 1")
     return row.fetchone() is not None
+
+
+@contextmanager
+def _unreadable(app: App) -> Iterator[None]:
+    """SQLite's and the file system's errors, outside a migration's own, as a `MigrationError` naming the database."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as error:
+        raise MigrationError(
+            f"The database {app.folder.database_file!r} cannot be used: {error}.",
+            hint="Check that the app's folder is yours and writable; a damaged database can be replaced by a copy kept beside it (app-before-NNNN.db).",
+        ) from error
 
 
 @contextmanager

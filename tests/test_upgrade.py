@@ -298,3 +298,12 @@ def test_any_migration_files_all_apply_or_stop_at_the_failing_one_with_the_earli
         sqlite3.connect(reference.folder.database_file).close()  # the same start when nothing was applied: an empty database
         upgrade(reference)
         assert schema_and_rows(home / "app.db") == schema_and_rows(Path(scratch) / "reference-home" / "app.db")
+
+
+def test_a_file_that_is_not_a_database_is_named_and_left_as_it_is(root, rata_home):
+    rata_home.mkdir()
+    (rata_home / "app.db").write_bytes(b"not a database, but the user's file" * 200)
+    before = snapshot(rata_home / "app.db")
+    started = on_start(notes_app(root, {"0001_create_notes.sql": CREATE}))
+    assert isinstance(started.problem, MigrationError) and "app.db" in started.problem.message and "not a database" in started.problem.message
+    assert snapshot(rata_home / "app.db") == before
