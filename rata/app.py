@@ -308,9 +308,10 @@ class App:
     def migrations_dir(self) -> Path:
         return self.root / "migrations"
 
-    def has_migrations(self) -> bool:
-        """Whether the app has a migrations folder (asked without pathlib: a server's start-up path)."""
-        return os.path.isdir(os.path.join(os.fspath(self._root), "migrations"))
+    @property
+    def migrations_where(self) -> str:
+        """`migrations_dir` as a string, made without pathlib (a server's start-up path: `rata.upgrade.on_start`)."""
+        return os.path.join(os.fspath(self._root), "migrations")
 
     def database(self) -> sqlite3.Connection:
         """This thread's connection to the app's SQLite database."""

@@ -307,3 +307,34 @@ def test_a_file_that_is_not_a_database_is_named_and_left_as_it_is(root, rata_hom
     started = on_start(notes_app(root, {"0001_create_notes.sql": CREATE}))
     assert isinstance(started.problem, MigrationError) and "app.db" in started.problem.message and "not a database" in started.problem.message
     assert snapshot(rata_home / "app.db") == before
+
+
+def test_a_folder_with_odd_characters_in_its_path_is_read_and_migrated(root, tmp_path):
+    app = notes_app(root, {"0001_create_notes.sql": CREATE})
+    app.folder = tmp_path / "data ?#%&=ü 名"
+    assert [m.filename for m in on_start(app).applied] == ["0001_create_notes.sql"]
+    app.close()
+    before = snapshot(app.folder.database_file)
+    assert on_start(app).applied == [] and snapshot(app.folder.database_file) == before
+    assert app.call("notes_list") == []
+    app.close()
+
+
+QUIET_START = textwrap.dedent(
+    """
+    import sys
+    from rata import App
+    from rata.upgrade import on_start
+
+    started = on_start(App("notes", identifier="com.example.upgrade-notes", root=sys.argv[1]))
+    assert started.problem is None and started.applied == []
+    print(sorted(m for m in ("rata.migrations", "pathlib", "urllib.parse") if m in sys.modules))
+    """
+)
+
+
+def test_a_start_with_nothing_to_do_does_not_import_the_migration_machinery(root, rata_home):
+    assert on_start(notes_app(root, {"0001_create_notes.sql": CREATE})).applied  # migrated here; the child finds nothing to do
+    done = subprocess.run([sys.executable, "-c", QUIET_START, str(root)], env=subprocess_env(rata_home), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
