@@ -8,8 +8,10 @@ answers a client's first requests from the app's manifest while its code loads
 (`rata.mcp.loading`). An `App` object works too.
 
 With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
-and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
-exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
+and its MCP endpoint, until the window closes. Every way of starting brings the app's database
+up to date first (`rata.upgrade.on_start`; for ``--mcp`` on the thread that loads the app), and
+says on stderr what it applied, or the problem every call will answer. ``--migrate`` applies the
+app's migrations and exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
 (Ctrl-C, SIGTERM, SIGHUP: `rata.stopping`): its MCP endpoint is open, so agents reach it.
 ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
 else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
