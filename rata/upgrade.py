@@ -134,7 +134,7 @@ def _up_to_date(app: App) -> bool:
     for name in names:
         if name.endswith(".sql"):
             match = _FILE_NAME.match(name)
-            if match is None:
+            if match is None or int(match.group(1)) in versions:  # a misnamed or doubled file: `discover` says what is wrong
                 return False
             versions.add(int(match.group(1)))
     path = app.folder.database_file

@@ -338,3 +338,14 @@ def test_a_start_with_nothing_to_do_does_not_import_the_migration_machinery(root
     done = subprocess.run([sys.executable, "-c", QUIET_START, str(root)], env=subprocess_env(rata_home), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_misnamed_or_doubled_migration_file_added_later_is_named_at_the_next_start(root, rata_home):
+    app = notes_app(root, {"0001_create_notes.sql": CREATE})
+    on_start(app)
+    for name in ("1_again.sql", "0002-dash.sql"):
+        (root / "migrations" / name).write_text("SELECT 1;")
+        problem = on_start(app).problem
+        assert isinstance(problem, MigrationError) and name in problem.message
+        (root / "migrations" / name).unlink()
+    assert on_start(app).problem is None
