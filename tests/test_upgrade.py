@@ -328,12 +328,12 @@ QUIET_START = textwrap.dedent(
 
     started = on_start(App("notes", identifier="com.example.upgrade-notes", root=sys.argv[1]))
     assert started.problem is None and started.applied == []
-    print(sorted(m for m in ("rata.migrations", "pathlib", "urllib.parse") if m in sys.modules))
+    print(sorted(m for m in ("rata.migrations", "pathlib", "urllib.parse", "fcntl", "msvcrt") if m in sys.modules))
     """
 )
 
 
-def test_a_start_with_nothing_to_do_does_not_import_the_migration_machinery(root, rata_home):
+def test_a_start_with_nothing_to_do_does_not_import_the_migration_machinery_nor_the_lock(root, rata_home):
     assert on_start(notes_app(root, {"0001_create_notes.sql": CREATE})).applied  # migrated here; the child finds nothing to do
     done = subprocess.run([sys.executable, "-c", QUIET_START, str(root)], env=subprocess_env(rata_home), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
