@@ -165,6 +165,22 @@ def _read_only_uri(path: str) -> str:
     return f"file:{safe}?mode=ro"
 
 
+def where_it_stands(app: App) -> MigrateReport:
+    """Every migration's state (`rata.migrations.status`), read without writing; a database not made yet has them all pending.
+
+    Raises:
+        MigrationError: a migration file is malformed, or the database cannot be read.
+    """
+    from rata.migrations import MigrateReport, MigrationStatus, discover, status
+
+    with _unreadable(app):
+        path = app.folder.database_file
+        if not os.path.exists(path):
+            return MigrateReport([], [MigrationStatus(m.version, m.name, "pending") for m in discover(app.migrations_dir)])
+        with _read_only(path) as conn:
+            return MigrateReport([], status(conn, app.migrations_dir))
+
+
 def check(app: App) -> MigrateReport:
     """Where the database stands, read without writing; raises when the app cannot use it as it is.
 

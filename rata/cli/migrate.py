@@ -19,7 +19,7 @@ def migrate(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Apply the app's pending migrations, each in one transaction, in order, after keeping a copy of the database."""
-    from rata.migrations import MigrateReport, status
+    from rata.upgrade import where_it_stands
 
     loaded = load_app(app)
     target = loaded.app
@@ -31,7 +31,7 @@ def migrate(
         console().print(safe(f"No migrations folder: looked for {folder}. Nothing to apply.", "warning"))
         return
     if status_only:
-        report = MigrateReport([], status(target.database(), folder))
+        report = where_it_stands(target)  # read-only: a status never makes or changes the database
     else:
         report = target.migrate()  # under the folder's lock, after a copy of the data (rata.upgrade); a failure names what this run applied
     if as_json:

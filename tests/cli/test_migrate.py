@@ -67,3 +67,10 @@ def test_an_upgrade_says_where_it_kept_a_copy_of_the_database(rata, tmp_path, ra
     done = rata("migrate", "--app", app)
     assert f"Kept a copy of the database from before this run: {rata_home / 'app-before-0002.db'}" in " ".join(done.stdout.split())
     assert (rata_home / "app-before-0002.db").is_file()
+
+
+def test_status_reads_without_writing_even_a_database_that_is_not_made_yet(rata, tmp_path, rata_home):
+    app = jot(tmp_path, {"0001_a.sql": "CREATE TABLE a (x);"})
+    listed = json.loads(rata("migrate", "--app", app, "--status", "--json").stdout)
+    assert [(m["name"], m["state"]) for m in listed["migrations"]] == [("a", "pending")]
+    assert not (rata_home / "app.db").exists()
