@@ -40,12 +40,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rata.folder import AppFolder
-
-    App = Any  # a `rata.app.App` (not imported: rata.app uses this module)
     from rata.migrations import MigrateReport, Migration
 
-# rata.migrations (and pathlib with it) is imported only when the app has migrations or a database: an app
-# without either starts its server without them (tests/test_layers.py).
+    App = Any  # a `rata.app.App` (not imported: rata.app uses this module)
+
+# rata.migrations (and pathlib with it) is imported only when there is something to do: a start that finds the
+# database up to date, or an app with neither migrations nor a database, goes without (tests/test_upgrade.py,
+# tests/test_layers.py).
 
 log = LazyLogger("rata")
 
