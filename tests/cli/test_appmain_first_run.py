@@ -47,6 +47,14 @@ def test_crm_mcp_on_a_fresh_folder_answers_customers_index_on_the_plain_path_the
         assert not [name for name in home.iterdir() if name.name.startswith("app-before-")]  # a new database: no copy
 
 
+def test_rata_mcp_serve_on_a_fresh_folder_migrates_before_the_first_call(tmp_path):
+    rata = Path(sys.executable).parent / "rata"
+    env = subprocess_env(tmp_path / "home")
+    with AgentClient.spawn([str(rata), "mcp", "serve", "--app", str(ROOT / "examples" / "crm")], env=env, stderr=subprocess.DEVNULL) as client:
+        listed = client.call("customers_index")
+    assert not listed.is_error and listed.data == []
+
+
 NOTES = textwrap.dedent(
     """
     from rata import App, Ctx, Mcp, command
