@@ -26,16 +26,17 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
-from rata.errors import DatabaseNewerError, DatabaseNotReadyError, MigrationError, MigrationFailedError, MigrationsPendingError
+from rata.errors import DatabaseNewerError, DatabaseNotReadyError, MigrationError, MigrationFailedError, MigrationsPendingError, RataError
 from rata.logs import LazyLogger
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any
 
@@ -82,8 +83,8 @@ def on_start(app: App) -> Started:
     A problem is kept on the app (``app.database_problem``), logged once, and returned: the caller
     says it once on stderr; every call the app runs answers it (`refusal`).
     """
-    app.database_problem = None
     if _up_to_date(app):
+        app.database_problem = None
         return Started()
     try:
         report = upgrade(app) if app.migrate_on_start else check(app)
@@ -99,6 +100,7 @@ def on_start(app: App) -> Started:
         trace = (type(cause), cause, cause.__traceback__) if cause else None
         log.error("the app's database is not ready, so every call answers this: %s", problem, exc_info=trace)
         return Started(problem=problem)
+    app.database_problem = None
     for migration in report.applied:
         log.info("applied migration %s", migration.filename)
     if report.backup is not None:
@@ -106,11 +108,50 @@ def on_start(app: App) -> Started:
     return Started(list(report.applied), report.backup, None, report)
 
 
+def on_start_in_background(app: App, then: Callable[[Started], None]) -> threading.Thread:
+    """`on_start` on a thread of its own, so that a server answers ``initialize`` and ``tools/list`` meanwhile; a call
+    that comes before it is done waits for it (`refusal`). `then` gets what it did, on that thread, before any call goes on."""
+    underway = _Underway()
+    app.database_problem = underway
+
+    def run() -> None:
+        try:
+            started = on_start(app)
+        except BaseException as error:  # noqa: BLE001 - a folder that cannot be made private, say: every call hears it, none waits forever
+            log.exception("the app's database could not be prepared")
+            said = error.message if isinstance(error, RataError) else f"{type(error).__name__}: {error}"
+            app.database_problem = started_problem = MigrationError(
+                f"The app's database could not be prepared: {said}", hint=getattr(error, "hint", None) or "Fix that, then start the app again."
+            )
+            started = Started(problem=started_problem)
+        try:
+            then(started)
+        finally:
+            underway.done.set()
+
+    thread = threading.Thread(target=run, name="rata-migrate", daemon=True)  # a migration cut short by exit is rolled back
+    thread.start()
+    return thread
+
+
+class _Underway(MigrationError):
+    """The app's state while `on_start_in_background` runs: calls wait for it."""
+
+    def __init__(self) -> None:
+        super().__init__("The app's database is being brought up to date.")
+        self.done = threading.Event()
+
+
 def refusal(app: App) -> DatabaseNotReadyError | None:
-    """The error a call answers while the app's database is not ready; None once it is (an opted-out app's step was run)."""
+    """The error a call answers while the app's database is not ready; None once it is (an opted-out app's step was run).
+
+    While the start's migrations run on their thread (`on_start_in_background`), it waits for them first."""
     problem = app.database_problem
     if problem is None:
         return None
+    if isinstance(problem, _Underway):
+        problem.done.wait()
+        return refusal(app)
     if isinstance(problem, MigrationsPendingError):
         try:
             check(app)

@@ -146,7 +146,9 @@ def serve_mcp(app: App | str) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{app.name}: no running app; serving MCP headless (no window)\n")
-    with_database(app)
+    from rata.upgrade import on_start_in_background
+
+    on_start_in_background(app, lambda started: say_started(app, started))  # the first requests are answered meanwhile
 
     def make_server(send: Any) -> Any:
         app_server = AppServer(app, send=send)

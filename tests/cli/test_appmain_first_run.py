@@ -11,14 +11,17 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
 from rata import App
 from rata.cli.appmain import run_app
+from rata.folder import AppFolder
 from rata.mcp.wire import McpError
 from rata.testing import AgentClient
+from rata.upgrade import hold_lock
 from tests.conftest import ROOT, subprocess_env
 from tests.mcp.peers import crm_command
 
@@ -45,6 +48,25 @@ def test_crm_mcp_on_a_fresh_folder_answers_customers_index_on_the_plain_path_the
         assert not added.is_error and listed.data == [added.data]
         assert "applied 0001_create_customers.sql" in (tmp_path / f"stderr-{start}").read_text()
         assert not [name for name in home.iterdir() if name.name.startswith("app-before-")]  # a new database: no copy
+
+
+def test_crm_mcp_answers_tools_list_while_another_process_holds_the_migration_lock_then_the_call_waits_for_it(tmp_path):
+    prefix = tmp_path / "pycache"
+    for start in range(2):  # the plain path (migrating on a thread of its own), then the manifest path (on the loading thread)
+        folder = AppFolder(tmp_path / f"user-{start}")
+        folder.ensure()
+        env = subprocess_env(folder.path, PYTHONPYCACHEPREFIX=str(prefix))
+        with hold_lock(folder) as held, AgentClient.spawn(crm_command(), env=env, stderr=subprocess.DEVNULL) as client:
+            assert "customers_index" in [tool["name"] for tool in client.list_tools()]  # answered while the lock is held
+            answers: list = []
+            calling = threading.Thread(target=lambda out=answers, agent=client: out.append(agent.call("customers_index")))
+            calling.start()
+            calling.join(0.5)
+            assert answers == []  # the call waits for the migration, which waits for the lock
+            held.__exit__(None, None, None)  # let go: the server migrates, and the call is answered
+            calling.join(30)
+        assert not answers[0].is_error and answers[0].data == []
+        assert manifest_of(prefix, CRM_SOURCE).is_file()
 
 
 def test_rata_mcp_serve_on_a_fresh_folder_migrates_before_the_first_call(tmp_path):
