@@ -85,17 +85,18 @@ class Ctx:
         if channel is not None:
             channel.progress(done, total, message)
 
-    def ask(self, form: type[T], message: str, *, key: str | None = None) -> Answer[T]:
+    def ask(self, form: type[T], message: str, *, key: str | None = None, ahead: bool = False) -> Answer[T]:
         """Ask the user to fill in `form` (a dataclass or TypedDict of the fields an MCP form holds), showing `message`.
 
         Returns an `Answer`: ``answer.value`` is the filled-in form when ``answer.accepted``;
         ``declined`` and ``cancelled`` say how the user said no. With a 2026-07-28 client the call
         stops here and the command runs again from the start with the answer (see docs/mcp.md,
-        "Asking the user"); `key` names the question there. Raises `rata.talk.TalkError` when the
-        caller cannot be asked."""
+        "Asking the user"); `key` names the question there, and `ahead=True` takes an answer the
+        client sends under it before being asked (`rata.talk.Question`). Raises
+        `rata.talk.TalkError` when the caller cannot be asked."""
         from rata.talk import Question
 
-        return self._gather("ctx.ask", (Question(form, message, key=key),))[0]
+        return self._gather("ctx.ask", (Question(form, message, key=key, ahead=ahead),))[0]
 
     def ask_all(self, *items: Question[Any] | SampleRequest | RootsRequest) -> list[Any]:
         """Ask several things in one round (one wait for the user): questions (`Question`), requests for

@@ -16,10 +16,10 @@ import importlib
 import importlib.util
 import sys
 import traceback
-from rata._record import Record
 from pathlib import Path
 from typing import Any
 
+from rata._record import Record
 from rata.app import App
 from rata.errors import AppLoadError, RataError
 
@@ -122,13 +122,13 @@ def _from_module(module: str, attr: str, target: str) -> App:
                 f"The module {module!r} was not found (from --app {target!r}).",
                 hint="Install the app's package (pip install -e .), run from its project folder, or pass a file path.",
             ) from None
-        raise _import_failure(target, error) from None
+        raise import_failure(target, error) from None
     except RataError:
         raise
     except BaseException as error:  # noqa: BLE001 - any failure while importing user code is reported
-        if isinstance(error, KeyboardInterrupt):
+        if is_interrupt(error):
             raise
-        raise _import_failure(target, error) from None
+        raise import_failure(target, error) from None
     return _attr(loaded, attr, target)
 
 
@@ -149,10 +149,10 @@ def _from_file(file: Path, attr: str, target: str) -> LoadedApp:
     except RataError:
         raise
     except BaseException as error:  # noqa: BLE001
-        if isinstance(error, KeyboardInterrupt):
+        if is_interrupt(error):
             raise
         del sys.modules[name]
-        raise _import_failure(target, error) from None
+        raise import_failure(target, error) from None
     return LoadedApp(_attr(module, attr, target), target, None, {})
 
 
@@ -177,19 +177,37 @@ def _attr(module: Any, attr: str, target: str) -> App:
     return value
 
 
-def _import_failure(target: str, error: BaseException) -> AppLoadError:
-    """An error that names the failing file, line and source text of user code."""
+def is_interrupt(error: BaseException) -> bool:
+    """Whether `error` is a Ctrl-C to let through, not a failure of the app's code.
+
+    A KeyboardInterrupt is the user's only while Python's own SIGINT handler is in place; once a
+    console script has installed rata's (`rata.stopping`), one raised while importing came from the app.
+    """
+    import signal
+
+    return isinstance(error, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+IMPORT_FIX = "Fix that error in the app's code (or what it needs at import: a file, a setting, a package), then run it again."
+
+
+def import_failure(target: str, error: BaseException) -> AppLoadError:
+    """One line that names the app, the exception (type and message) and the file, line and source text of user code where it was raised."""
     if isinstance(error, SyntaxError):
         where = f"{error.filename}:{error.lineno}"
-        line = (error.text or "").rstrip()
+        line = " ".join((error.text or "").split())
         return AppLoadError(
-            f"Importing the app {target!r} failed with a syntax error at {where}: {error.msg}.\n    {line}",
+            f"Importing the app {target!r} failed with a syntax error at {where}: {error.msg}" + (f" ({line})." if line else "."),
             hint="Fix the syntax error and run again.",
         )
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<frozen")]
-    frames = [f for f in frames if "/rata/loader.py" not in f.filename.replace("\\", "/")] or frames
-    detail = f"{type(error).__name__}: {error}"
+    frames = [f for f in frames if not f.filename.replace("\\", "/").endswith(_OWN_FRAMES)] or frames
+    said = " ".join(str(error).split())
+    detail = f"{type(error).__name__}: {said}" if said else type(error).__name__
     if frames:
         last = frames[-1]
-        detail += f"\n    at {last.filename}:{last.lineno}" + (f"\n    {last.line}" if last.line else "")
-    return AppLoadError(f"Importing the app {target!r} failed: {detail}", hint="Fix the error above and run again.")
+        detail += f" (at {last.filename}:{last.lineno}" + (f": {last.line.strip()})" if last.line else ")")
+    return AppLoadError(f"Importing the app {target!r} failed: {detail}.", hint=IMPORT_FIX)
+
+
+_OWN_FRAMES = ("/rata/loader.py", "/rata/cli/appmain.py", "/importlib/__init__.py")

@@ -19,8 +19,9 @@ A function runs through the app's dispatch machinery (grants, middleware, its un
 `Ctx`), and the tables it reads are tracked, so a subscription to it hears of writes to them.
 
 URIs and URI templates are checked when declared (`check_uri`, `UriTemplate`). A template is
-RFC 6570 level 1 only: plain ``{name}`` expressions, each one whole path segment's worth of
-text; a value is percent-decoded and may not hold an unencoded ``/``. Live commands with
+RFC 6570 level 1 only: plain ``{name}`` expressions between literal URI characters; a value is
+percent-decoded, may not hold an unencoded ``/``, and ends where the literal after it first
+follows (one scan, linear in the URI: `UriTemplate.match`). Live commands with
 required arguments are templates too (``app://customers_show/{id}``, `command_template`).
 """
 
@@ -51,6 +52,8 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _URI_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z0-9_]+")
+# a value's text in a URI: no unencoded '/', '?' or '#', and every '%' an escape (one scan: the branches never overlap)
+_VALUE = re.compile(r"(?:[^/?#%]|%[0-9A-Fa-f]{2})+")
 _ATTR = "__rata_resource__"
 _MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:; ?[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+-]+)*")
 # MIME types by suffix: a fixed table, so a resource's type does not depend on the machine's mime.types
@@ -231,13 +234,24 @@ def template_problem(template: str) -> str | None:
     rest = _EXPRESSION.sub("", template)
     if "{" in rest or "}" in rest:
         return "a brace that opens or closes no expression"
+    if _URI_CHARS.fullmatch(rest) is None:
+        return "characters a URI cannot hold outside its expressions (percent-encode them)"
+    if re.search(r"\}%", template):
+        return "an expression followed by a percent escape, so a URI cannot say where its value ends"
     return None
 
 
 class UriTemplate:
-    """A URI template of plain ``{name}`` expressions: `match` reads the values out of a URI, `expand` writes one."""
+    """A URI template of plain ``{name}`` expressions: `match` reads the values out of a URI, `expand` writes one.
 
-    __slots__ = ("text", "names", "_pattern")
+    Matching is one scan, linear in the URI's length whatever the template (no backtracking: a
+    client's URI can never make the server search): each value ends where the literal text after
+    it first follows, and the template's last literal ends the URI. `expand` percent-encodes a
+    value's characters that would start the literal after it, so every value it writes is read
+    back whole by `match`.
+    """
+
+    __slots__ = ("text", "names", "_literals")
 
     def __init__(self, text: str, where: str = "resource template") -> None:
         if not isinstance(text, str):
@@ -249,28 +263,58 @@ class UriTemplate:
         self.names = tuple(m.group(1) for m in _EXPRESSION.finditer(text))
         if len(set(self.names)) != len(self.names):
             raise CodegenError(f"{where}: the URI template {text!r} names a parameter twice.", hint="Name each parameter once.")
-        literals = _EXPRESSION.split(text)[::2]
-        self._pattern = re.compile("".join(re.escape(lit) + ("([^/?#]+)" if i < len(self.names) else "") for i, lit in enumerate(literals)))
+        self._literals = tuple(_EXPRESSION.split(text)[::2])
+        """The text before the first value, between each two, and after the last (``len(names) + 1`` of them)."""
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The percent-decoded values in `uri`, or None when it is not an instance (a value must be non-empty UTF-8, no unencoded '/')."""
+        """The percent-decoded values in `uri`, or None when it is not an instance.
+
+        A value must be non-empty UTF-8 with no unencoded '/', '?' or '#', and every '%' in it an escape.
+        """
         if len(uri) > MAX_URI:
             return None
-        found = self._pattern.fullmatch(uri)
-        if found is None:
+        literals = self._literals
+        if not self.names:
+            return {} if uri == self.text else None
+        head, tail = literals[0], literals[-1]
+        if not uri.startswith(head) or not uri.endswith(tail) or len(uri) < len(head) + len(tail):
             return None
-        values = {}
-        for name, raw in zip(self.names, found.groups()):
+        end = len(uri) - len(tail)
+        at = len(head)
+        values: dict[str, str] = {}
+        last = len(self.names) - 1
+        for i, name in enumerate(self.names):
+            if i == last:
+                stop = end
+            else:  # the first place the next literal follows a non-empty value, outside its percent escapes
+                stop = uri.find(literals[i + 1], at + 1, end)
+                while stop >= 0 and "%" in uri[max(at, stop - 2) : stop]:
+                    stop = uri.find(literals[i + 1], stop + 1, end)
+                if stop < 0:
+                    return None
+            raw = uri[at:stop]
+            if _VALUE.fullmatch(raw) is None:
+                return None
             value = _decode(raw)
             if value is None:
                 return None
             values[name] = value
+            at = stop + len(literals[i + 1])
         return values
 
     def expand(self, values: dict[str, str]) -> str:
         from urllib.parse import quote
 
-        return _EXPRESSION.sub(lambda m: quote(values[m.group(1)], safe=""), self.text)
+        out = [self._literals[0]]
+        for i, name in enumerate(self.names):
+            after = self._literals[i + 1]
+            if i < len(self.names) - 1:  # `match` ends this value where `after` first follows: escape what would start it
+                stop = f"%{ord(after[0]):02X}"
+                out.append(stop.join(quote(part, safe="") for part in values[name].split(after[0])))
+            else:
+                out.append(quote(values[name], safe=""))
+            out.append(after)
+        return "".join(out)
 
     def __repr__(self) -> str:
         return f"UriTemplate({self.text!r})"
@@ -361,18 +405,14 @@ def read_content(app: Any, item: Resource, values: dict[str, str], request: Any)
 
 
 def _read_file(root: Path, item: Resource) -> bytes:
-    """The file's bytes, if it is still under `root` once every symlink is resolved, and no larger than `MAX_BYTES`."""
-    import os
+    """The file's bytes, if it is still under `root` once every symlink is resolved, a regular file (a FIFO or a device
+    would block or never end), and no larger than `MAX_BYTES` (`rata.projectfiles`)."""
+    from rata.projectfiles import ProjectFileError, read_bytes, under
 
-    base = os.path.realpath(root)
-    path = os.path.realpath(os.path.join(base, item.path or ""))
-    if os.path.commonpath([base, path]) != base:
+    path = under(root, item.path or "")
+    if path is None:
         raise ResourceError(f"The resource {item.uri}'s file {item.path!r} leads outside the app's folder; point it at a file under App.root.")
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} cannot be read ({error.strerror or error}); check it exists under App.root.") from None
-    if len(data) > MAX_BYTES:
-        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} is over {MAX_BYTES} bytes; serve a smaller file.")
-    return data
+        return read_bytes(path, limit=MAX_BYTES)
+    except ProjectFileError as error:
+        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} {error.reason}; point it at a regular file of at most {MAX_BYTES:,} bytes under App.root.") from None

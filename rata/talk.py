@@ -20,6 +20,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from rata.errors import RataError
 
+TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
+if TYPE_CHECKING:
+    from pathlib import Path
+
 T = TypeVar("T")
 
 ACTIONS = ("accept", "decline", "cancel")
@@ -71,14 +75,20 @@ class Question(Generic[T]):
     """One question of a round (`Ctx.ask_all`): the form's class, the message the user reads, and its key.
 
     `key`: the question's name in ``inputRequests`` (2026-07-28), for clients that look for a
-    given one; by default rata names it after its place in the call (``ask-0``, ``ask-1``...)."""
+    given one; by default rata names it after its place in the call (``ask-0``, ``ask-1``...).
+    `ahead`: take an answer the client sends under `key` before this server asked (a call with
+    ``inputResponses`` and no ``requestState``); by default an answer counts only for a question
+    this server asked in this call. Needs `key`."""
 
-    __slots__ = ("form", "message", "key")
+    __slots__ = ("form", "message", "key", "ahead")
 
-    def __init__(self, form: type[T], message: str, *, key: str | None = None) -> None:
+    def __init__(self, form: type[T], message: str, *, key: str | None = None, ahead: bool = False) -> None:
         self.form = form
         self.message = message
         self.key = check_key(key)
+        if ahead and self.key is None:
+            raise ValueError("ahead=True needs key=: a client can answer ahead only a question whose name it knows")
+        self.ahead = ahead
 
     def __repr__(self) -> str:
         return f"Question({getattr(self.form, '__name__', self.form)!r}, {self.message!r})"
@@ -204,13 +214,30 @@ class Sample:
 
 
 class Root:
-    """A root the client shares (`Ctx.roots`): a ``file://`` URI and, if the client gives one, a name."""
+    """A root the client shares (`Ctx.roots`): a ``file://`` URI and, if the client gives one, a name.
+
+    Only well-formed local ``file://`` URIs get here (`root_problem`): `path` is the folder it names.
+    """
 
     __slots__ = ("uri", "name")
 
     def __init__(self, uri: str, name: str | None = None) -> None:
         self.uri = uri
         self.name = name
+
+    @property
+    def path(self) -> Path:
+        """The local folder the root names: its path percent-decoded (``file:///C:/x`` is ``C:/x``); ValueError when `uri` is no local file URI."""
+        problem = root_problem(self.uri)
+        if problem is not None:
+            raise ValueError(f"the root {self.uri[:100]!r} {problem}")
+        from pathlib import Path
+        from urllib.parse import unquote
+
+        text = unquote(self.uri[self.uri.index("/", len("file://")) :], errors="strict")
+        if len(text) > 3 and text[0] == "/" and text[1].isalpha() and text[2:4] == ":/":  # a Windows drive: /C:/x
+            text = text[1:]
+        return Path(text)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Root) and (self.uri, self.name) == (other.uri, other.name)
@@ -219,6 +246,42 @@ class Root:
 
     def __repr__(self) -> str:
         return f"Root({self.uri!r}, {self.name!r})"
+
+
+MAX_ROOT_URI = 4096
+"""Characters of a root's URI; a longer one is malformed."""
+
+
+def root_problem(uri: str) -> str | None:
+    """Why `uri` is no root a client may share (MCP: roots are ``file://`` URIs), or None.
+
+    A root is ``file://`` then an empty host or ``localhost``, then an absolute path of RFC 3986
+    characters with no ``.`` or ``..`` segment (raw or percent-encoded), no query or fragment,
+    whose percent escapes decode to UTF-8 without NUL. Nothing is stripped or repaired: a URI
+    that breaks a rule is refused whole.
+    """
+    import re
+
+    if not 0 < len(uri) <= MAX_ROOT_URI:
+        return f"is empty or over {MAX_ROOT_URI} characters"
+    if uri[:7].lower() != "file://":
+        return "is not a file:// URI"
+    if re.fullmatch(r"(?:[A-Za-z0-9\-._~:/@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*", uri) is None:
+        return "holds characters a URI cannot (or a query or fragment)"
+    slash = uri.find("/", 7)
+    if slash < 0 or uri[7:slash].lower() not in ("", "localhost"):
+        return "names no local absolute path (the host must be empty or localhost)"
+    from urllib.parse import unquote_to_bytes
+
+    try:
+        path = unquote_to_bytes(uri[slash:]).decode("utf-8")
+    except UnicodeDecodeError:
+        return "has percent escapes that are not UTF-8"
+    if "\x00" in path:
+        return "has a NUL character in its path"
+    if any(segment in (".", "..") for segment in path.split("/")):
+        return "has a . or .. segment in its path"
+    return None
 
 
 class TalkError(RataError):

@@ -21,6 +21,13 @@
 
 `era="legacy"` speaks 2025-11-25 (``initialize`` first). Every message goes through the JSON
 line framing, so what a test sees is byte for byte what a client would.
+
+And the app's window, in headless Chromium, as its user drives it:
+
+    with open_window(app) as page:                       # chromium_missing() says why it cannot, to skip
+        page.type("#title", "Ship it")
+        page.click("#add")
+        page.until("document.querySelectorAll('#tasks li').length", 1)
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ import itertools
 import json
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +52,7 @@ TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING withou
 if TYPE_CHECKING:
     from rata.content import Audio, EmbeddedResource, Image, ResourceLink
 
-__all__ = ["AgentClient", "ConfirmationRequested", "InputRequested", "Listen", "McpError", "ToolResult"]
+__all__ = ["AgentClient", "ConfirmationRequested", "InputRequested", "Listen", "McpError", "ToolResult", "WindowPage", "chromium_missing", "open_window"]
 
 DEFAULT_TIMEOUT = 10.0
 MAX_ROUNDS = 20
@@ -511,3 +520,72 @@ class AgentClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class WindowPage:
+    """One window of the app, driven from a test through JavaScript in its page (`open_window`)."""
+
+    def __init__(self, window: Any) -> None:
+        self.window = window
+
+    def js(self, expression: str) -> Any:
+        """The JSON value of a JavaScript expression in the page."""
+        return self.window.eval_json(expression)
+
+    def until(self, expression: str, expected: Any, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until `expression` gives `expected` (a live list arrives a moment after the write).
+
+        Raises:
+            AssertionError: it still gives something else after `timeout` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while (value := self.js(expression)) != expected:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{expression} stayed {value!r}, not {expected!r}")
+            time.sleep(0.02)
+
+    def type(self, selector: str, text: str) -> None:
+        """Put `text` in the field `selector` finds, as typing does (an ``input`` event follows)."""
+        self.js(
+            f"(field => {{ field.focus(); field.value = {json.dumps(text)}; field.dispatchEvent(new Event('input', {{bubbles: true}})); }})"
+            f"(document.querySelector({json.dumps(selector)})), 0"
+        )
+
+    def click(self, selector: str) -> None:
+        """Click what `selector` finds (a button, a link)."""
+        self.js(f"document.querySelector({json.dumps(selector)}).click(), 0")
+
+
+def chromium_missing() -> str | None:
+    """Why `open_window` cannot start Chromium here, with how to get it, or None when it can (to skip a test with)."""
+    from rata.errors import WindowError
+    from rata.windows.cdp import find_chromium
+
+    try:
+        find_chromium()
+    except WindowError as error:
+        return " ".join(part for part in (error.message, error.hint) if part)
+    return None
+
+
+@contextmanager
+def open_window(app: App, label: str = "main") -> Iterator[WindowPage]:
+    """The app's frontend in a window of its own headless Chromium, closed (with Chromium) on leaving.
+
+    Its commands run in this process, as the frontend, with the app's database (migrate it first).
+
+    Raises:
+        WindowError: Chromium is missing (the message says how to install one or name it with
+            ``RATA_CHROMIUM``), or the app has no ``frontend/index.html``.
+    """
+    from rata.windows.adapter import WindowSpec
+    from rata.windows.chromium import ChromiumBackend
+    from rata.windows.host import WindowHost
+
+    backend = ChromiumBackend(app.name)
+    host = WindowHost(app, backend)
+    try:
+        yield WindowPage(host.open(WindowSpec(label, title=app.name)))
+    finally:
+        host.close()
+        backend.stop()

@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "rata"
-LAYERS = {"cli": 4, "dev_server": 3, "testing": 3, "running_app": 3, "debug_build": 3, "mcp": 2, "install": 2, "shipping": 2, "windows": 1, "codegen": 1}
+LAYERS = {
+    "cli": 4, "dev_server": 3, "testing": 3, "running_app": 3, "debug_build": 3,
+    "mcp": 2, "install": 2, "scaffold": 2, "shipping": 2, "windows": 1, "codegen": 1,
+}  # scaffold writes a project's .mcp.json by install's rule
 
 
 def layer_of(module: str) -> int:

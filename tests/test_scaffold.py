@@ -7,9 +7,18 @@ import tomllib
 from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from rata.cleantext import clean_text
 from rata.errors import ConfigError
-from rata.scaffold import Author, git_author, parse_author, render, scaffold, templates_dir, validate_name
+from rata.scaffold import Author, git_author, parse_author, rata_requirement, render, requirement_from, scaffold, templates_dir, validate_name
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=40) | st.sampled_from(["file:///src/rata", "https://x.org/r.git", "git", "file:///a%0Ab"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["url", "vcs", "commit_id", "editable"]), inner, max_size=3),
+    max_leaves=8,
+)
 
 FILES = [
     ".github/workflows/ci.yml",
@@ -21,12 +30,17 @@ FILES = [
     "mcp-surface.json",
     "my_tasks/__init__.py",
     "my_tasks/app.py",
+    "my_tasks/frontend/app.css",
+    "my_tasks/frontend/app.js",
+    "my_tasks/frontend/index.html",
     "my_tasks/main.py",
     "my_tasks/migrations/0001_create_tasks.sql",
     "pyproject.toml",
     "rata.catalog.json",
+    "requirements-rata.txt",
     "tests/conftest.py",
     "tests/test_app.py",
+    "tests/test_window.py",
 ]
 
 
@@ -163,9 +177,10 @@ def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypa
     assert git_author(tmp_path) == Author("Ada Lovelace")
 
 
-def test_mcp_json_registers_rata_mcp_dev(tmp_path):
+def test_mcp_json_registers_rata_mcp_dev_from_the_project_s_venv(tmp_path):
     scaffold("tasks", tmp_path)
-    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
+    dev = {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}
+    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {"rata": dev}}
 
 
 def test_the_app_uses_the_name_and_identifier(tmp_path):
@@ -193,3 +208,88 @@ def test_the_generated_app_loads_and_exposes_its_tools(tmp_path):
 
 def test_templates_are_found_in_a_source_checkout():
     assert templates_dir() == Path(__file__).resolve().parent.parent / "templates"
+
+
+# --- the rata a new app installs first ------------------------------------------------------------
+
+
+def test_the_rata_running_now_is_the_requirement_a_new_app_installs_first(tmp_path):
+    scaffold("tasks", tmp_path)
+    lines = (tmp_path / "requirements-rata.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == rata_requirement() and all(line.startswith("# ") for line in lines[:-1])
+    assert "requirements-rata.txt" in (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize(
+    ("record", "requirement"),
+    [
+        ('{"url": "file:///src/rata", "dir_info": {"editable": true}}', "-e /src/rata"),
+        ('{"url": "file:///src/rata", "dir_info": {}}', "/src/rata"),
+        ('{"url": "file:///dl/rata_toolkit-0.1.0-py3-none-any.whl", "archive_info": {}}', "/dl/rata_toolkit-0.1.0-py3-none-any.whl"),
+        ('{"url": "file:///my%20code/rata", "dir_info": {"editable": true}}', "-e file:///my%20code/rata"),
+        ('{"url": "https://github.com/o/rata.git", "vcs_info": {"vcs": "git", "commit_id": "4f2a"}}', "rata-toolkit @ git+https://github.com/o/rata.git@4f2a"),
+        ('{"url": "https://example.com/rata_toolkit-0.1.0.tar.gz", "archive_info": {}}', "rata-toolkit @ https://example.com/rata_toolkit-0.1.0.tar.gz"),
+        (None, "rata-toolkit==0.1.0"),
+        ("not json", "rata-toolkit==0.1.0"),
+        ('{"url": "file:///a\\nb", "dir_info": {}}', "rata-toolkit==0.1.0"),
+        ('{"url": "file:///-e", "dir_info": {}}', "/-e"),
+    ],
+)
+def test_the_requirement_follows_how_rata_was_installed(record, requirement):
+    assert requirement_from(record, "0.1.0") == requirement
+
+
+records = st.dictionaries(st.sampled_from(["url", "dir_info", "vcs_info", "archive_info"]), json_values, max_size=4).map(json.dumps)
+
+
+@given(st.one_of(st.none(), st.text(max_size=200), records))
+def test_any_install_record_gives_one_requirement_line(record):
+    line = requirement_from(record, "0.1.0")
+    assert line and "\n" not in line and "\r" not in line and clean_text(line) == line
+    assert line.startswith(("rata-toolkit", "-e ", "/", "file:"))
+
+
+@pytest.mark.parametrize("name", ["pip", "setuptools", "wheel", "uv", "python3", "build", "twine"])
+def test_a_packaging_tools_name_is_refused_because_installing_the_app_would_replace_it(tmp_path, name):
+    with pytest.raises(ConfigError, match="packaging tool's") as refused:
+        scaffold(name, tmp_path / name)
+    assert "my-" + name in refused.value.hint and not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize(("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")])
+def test_a_name_an_installed_distribution_holds_is_refused_naming_it(tmp_path, name, holder):
+    """`rata new click` then `pip install -e .` would uninstall click, which rata's own CLI needs."""
+    with pytest.raises(ConfigError, match="installed in this Python environment") as refused:
+        scaffold(name, tmp_path / name)
+    assert holder.lower().replace("_", "-") in refused.value.message.lower().replace("_", "-")
+
+
+@given(st.from_regex(r"[a-z](?:[a-z0-9_-]{0,12}[a-z0-9])?", fullmatch=True))
+def test_any_accepted_name_is_no_installed_distribution_packaging_tool_or_stdlib_module(name):
+    from rata.scaffold import PACKAGING_TOOLS, installed_names
+
+    try:
+        package = validate_name(name)
+    except ConfigError:
+        return
+    taken = installed_names()
+    assert package not in taken and name not in taken and name not in PACKAGING_TOOLS and package not in __import__("sys").stdlib_module_names
+
+
+def test_a_command_of_the_same_name_on_the_path_is_a_warning_not_a_refusal(tmp_path, monkeypatch):
+    from rata.scaffold import name_warnings
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "tasks").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "tasks").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    (warning,) = name_warnings("tasks")
+    assert warning.startswith("A command named 'tasks' is already on your PATH") and str(tmp_path / "bin" / "tasks") in warning
+    assert name_warnings("nosuchcommand") == []
+
+
+def test_a_dangling_link_as_the_folder_is_refused_naming_where_it_points(tmp_path):
+    (tmp_path / "here").symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match="which does not exist"):
+        scaffold("tasks", tmp_path / "here")
+    assert not (tmp_path / "gone").exists()

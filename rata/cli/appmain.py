@@ -75,10 +75,15 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
     except RataError as error:
         if stopping.requested():
             return stopping.exit_status(error.exit_code)  # what failed because the app was told to stop is no error
-        sys.stderr.write(f"error: {error.message}\n")
-        if error.hint:
-            sys.stderr.write(f"{error.hint}\n")
+        say_error(error)
         return error.exit_code
+
+
+def say_error(error: RataError) -> None:
+    """The error and its fix as one line on stderr: what an MCP client shows in its log for a server that would not start."""
+    said = " ".join(part.strip() for part in f"{error.message} {error.hint or ''}".splitlines() if part.strip())
+    sys.stderr.write(f"error: {said.strip()}\n")
+    sys.stderr.flush()
 
 
 def _migrate(app: App) -> int:
@@ -106,7 +111,17 @@ def resolve_app(app: App | str) -> App:
     from rata.app import App
 
     module, _, attribute = app.partition(":")
-    value = getattr(importlib.import_module(module), attribute or "app", None)
+    try:
+        imported = importlib.import_module(module)
+    except BaseException as error:  # noqa: BLE001 - whatever the app's code raised at import is told in one line, not a traceback
+        from rata.loader import import_failure, is_interrupt
+
+        if is_interrupt(error):
+            raise
+        if isinstance(error, ModuleNotFoundError) and error.name and (module == error.name or module.startswith(error.name + ".")):
+            raise AppLoadError(f"The module {module!r} (of the app {app!r}) was not found.", hint="Install the app's package (pip install -e .).") from None
+        raise import_failure(app, error) from None
+    value = getattr(imported, attribute or "app", None)
     if not isinstance(value, App):
         found = "nothing" if value is None else f"a {type(value).__name__}"
         raise AppLoadError(f"{app!r} names {found}, not a rata App.", hint='Name the App as "package.module:attribute", e.g. main_for("crm.app:app").')

@@ -6,6 +6,7 @@ Rich is imported lazily, so commands that print JSON (and server paths) never lo
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -49,6 +50,32 @@ def safe(text: object, style: str | None = None) -> Text:
     from rich.text import Text
 
     return Text(clean_text(str(text)), style=style or "")
+
+
+def escape_markup(text: str) -> str:
+    """Markup that rich shows as `text`, exactly: for Typer's help, which rich reads as markup.
+
+    `rich.markup.escape` escapes only what looks like a tag: a lone ``\\[`` would still lose its
+    backslash, and ``:name:`` still become an emoji. Here an empty tag goes after each ``:`` that
+    starts a word (rich reads no emoji code across a tag), then every ``[`` is escaped the way rich
+    reads it at that place: a tag-like ``[...]`` after 2k+1 backslashes shows k of them, any other
+    ``[`` after k+1 shows k.
+    """
+    if "[" not in text and ":" not in text or _MARK in text:
+        return text
+    marked = _WORD_COLON.sub(":" + _MARK, text)
+
+    def bracket(found: re.Match[str]) -> str:
+        run = len(found.group(1))
+        return "\\" * (2 * run + 1) + "[" if _TAG_LIKE.match(marked, found.end() - 1) else "\\" * (run + 1) + "["
+
+    return _BEFORE_BRACKET.sub(bracket, marked).replace(_MARK, "[bold][/bold]")
+
+
+_MARK = "\x00"  # where the empty tag goes; it holds a "[", so a tag-like [...] cannot span it
+_BEFORE_BRACKET = re.compile(r"(\\*)\[")
+_TAG_LIKE = re.compile(r"\[[a-z#/@][^\[\x00]*?\]")  # what rich reads as a tag
+_WORD_COLON = re.compile(r":(?=\S)")
 
 
 def write_raw(text: str) -> None:

@@ -191,7 +191,7 @@ def render_prompt(out: Console, result: Inspection, prompt: dict[str, Any]) -> N
     findings = [f for f in result.findings if f.tool == f"prompt:{prompt['name']}"]
     if findings:
         out.print()
-        _findings_table(out, findings)
+        _findings(out, findings)
 
 
 def _prompt_arguments(out: Console, prompt: dict[str, Any], detail: dict[str, Any], *, schemas: bool) -> None:
@@ -248,7 +248,7 @@ def render_tool(out: Console, result: Inspection, tool: dict[str, Any]) -> None:
     findings = [f for f in result.findings if f.tool == tool["name"]]
     if findings:
         out.print()
-        _findings_table(out, findings)
+        _findings(out, findings)
 
 
 def _signature(out: Console, tool: dict[str, Any], command: dict[str, Any], *, title: bool) -> None:
@@ -370,25 +370,36 @@ def render_findings(out: Console, result: Inspection) -> None:
     if not result.findings:
         out.print(safe("Lint: no findings.", "ok"))
         return
-    _findings_table(out, result.findings)
+    _findings(out, result.findings)
 
 
-def _findings_table(out: Console, findings: list[Any]) -> None:
-    from rich.table import Table
+def _findings(out: Console, findings: list[Any]) -> None:
+    """The lint findings as paragraphs, at any width: the severity, rule, tool and path; the message; then the fix, its code
+    (between backticks in the finding) each on a line of its own, unbroken when the terminal is wide enough for it."""
+    from rich.cells import cell_len
 
-    table = Table(title="Lint", title_justify="left")
-    for column in ("severity", "rule", "tool", "path", "message", "fix"):
-        table.add_column(column, overflow="fold")
+    out.print(safe("Lint", "name"))
     for finding in findings:
-        table.add_row(
-            safe(finding.severity, finding.severity),
-            safe(finding.rule),
-            safe(finding.tool or "-"),
-            safe(finding.path, "path"),
-            safe(finding.message),
-            safe(finding.fix, "hint"),
-        )
-    out.print(table)
+        out.print()
+        head = safe(finding.severity, finding.severity)
+        head.append_text(safe(f"  {finding.rule}", "name"))
+        head.append_text(safe(f"  {' '.join(part for part in (finding.tool, finding.path) if part)}", "path"))
+        _paragraph(out, head, 0)
+        _paragraph(out, safe(finding.message), 2)
+        for index, part in enumerate(finding.fix.split("`")):
+            if index % 2:  # code
+                code = clean_line(part, len(part))
+                _paragraph(out, safe(code, "cmd"), 4 if cell_len(code) + 4 <= out.width else 0)  # one line, unless wider than the terminal
+            elif part.strip(" .,;:") or index == 0:
+                _paragraph(out, safe(("fix: " if index == 0 else "") + part.strip(), "hint"), 2)
+    out.print()
+
+
+def _paragraph(out: Console, text: Text, indent: int) -> None:
+    """`text` wrapped at spaces to the width (a word wider than that folded), each line `indent` columns in, no trailing spaces."""
+    for line in text.wrap(out, max(out.width - indent, 1)):
+        line.rstrip()
+        out.print(safe(" " * indent) + line, soft_wrap=True)
 
 
 def render_drift(out: Console, drift: Drift) -> None:

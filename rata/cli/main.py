@@ -11,6 +11,7 @@ import typer
 
 from rata import __version__
 from rata.cli import codegen, dev, mcp, migrate, new
+from rata.cli.helptext import literal_help
 
 app = typer.Typer(
     name="rata",
@@ -19,11 +20,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(mcp.app, name="mcp")
-app.command("codegen")(codegen.codegen)
+app.command("new")(new.new)  # in the order a newcomer meets them; the mcp group is listed last
 app.command("dev")(dev.dev)
 app.command("migrate")(migrate.migrate)
-app.command("new")(new.new)
+app.command("codegen")(codegen.codegen)
+app.add_typer(mcp.app, name="mcp")
+
+
+literal_help(app)
 
 
 def _version(value: bool) -> None:

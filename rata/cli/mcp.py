@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from rata.codegen.drift import Drift
     from rata.mcp.inspection import Inspection
 
-app = typer.Typer(help="The app's MCP server: inspect what agents see.", no_args_is_help=True)
+app = typer.Typer(
+    help="The app as an MCP server: inspect and serve it, register it with clients, ship it; and the dev server for your coding agent.",
+    no_args_is_help=True,
+)
 
 EXIT_LINT = 3
 

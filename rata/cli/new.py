@@ -24,12 +24,20 @@ def new(
     ),
     as_json: bool = typer.Option(False, "--json", help='Print {"directory", "files"} as JSON.'),
 ) -> None:
-    """Create a new app: a package with example commands, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config."""
+    """Create a new app that runs, tests and serves agents as it is.
+
+    The project has a package with example commands, a window, a migration, docs, tests, pyproject.toml, .mcp.json, a CI workflow and a pre-commit config.
+    """
     from rata.codegen.catalog import dump_json
-    from rata.scaffold import git_author, parse_author, scaffold
+    from rata.scaffold import NEXT_STEPS, git_author, name_warnings, parse_author, scaffold
 
     target = directory if directory is not None else Path(name)
     written = scaffold(name, target, identifier=identifier, author=parse_author(author) if author is not None else git_author())
+    err = console(stderr=True)
+    for warning in name_warnings(name):
+        line = safe("warning: ", "warning")
+        line.append_text(safe(warning))
+        err.print(line)
     if as_json:
         write_raw(dump_json({"directory": str(target), "files": [str(path) for path in written]}))
         return
@@ -37,7 +45,7 @@ def new(
     out.print(safe(f"Created the app {name} in {target}:", "ok"))
     for path in written:
         out.print(safe(f"  {path}", "path"))
-    out.print(safe("Next steps:"))
-    for step in (f"cd {shlex.quote(str(target))}", 'pip install -e ".[test]"', "rata migrate", "pytest", "rata mcp inspect"):
+    out.print(safe("Next steps (README.md says more):"))
+    for step in (f"cd {shlex.quote(str(target))}", *NEXT_STEPS, "rata dev"):
         out.print(safe(f"  {step}", "cmd"))
 

@@ -11,11 +11,13 @@ beyond the paths of files outside the current folder.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from rata.cleantext import visible
 from rata.codegen.drift import Drift
 from rata.codegen.lint import RULES, Finding
 from rata.codegen.locate import Location, Locator
@@ -79,9 +81,17 @@ def drift_reports(drift: Drift, rule: str, saved: Path, locator: Locator, *, fix
     return out
 
 
+def shown(text: str) -> str:
+    """`text` with every hidden character but CR and LF (ESC, bidi overrides, a file name's undecodable bytes) written
+    as a visible escape (``\\x1b``, `rata.cleantext.visible`): what a workflow command carries of it."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(char if char in "\r\n" else visible(char) for char in text)
+
+
 def escape_data(text: str) -> str:
-    """A workflow command's message, escaped as GitHub's runner unescapes it (``%``, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message, escaped as GitHub's runner unescapes it (``%``, CR, LF); hidden characters `shown`."""
+    return shown(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
@@ -104,9 +114,10 @@ def github_commands(reports: list[Report]) -> str:
 
 
 def _artifact(location: Location) -> dict[str, Any]:
+    """The file as a URI: its name's own bytes percent-encoded, so a name that is not UTF-8 is still named exactly."""
     if location.absolute:
         return {"uri": Path(location.file).as_uri()}
-    return {"uri": quote(location.file, safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(location.file), safe="/"), "uriBaseId": SRCROOT}
 
 
 def sarif_log(reports: list[Report], version: str) -> dict[str, Any]:

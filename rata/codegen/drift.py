@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rata.cleantext import quote
 from rata.codegen.catalog import dump_json
 from rata.errors import ConfigError
 
@@ -29,11 +30,18 @@ class Drift:
         return bool(self.diff)
 
     def summary(self) -> list[str]:
+        """One line per kind of change; a name with a line break or another hidden character is shown quoted and escaped
+        (`rata.cleantext.quote`), so that no text from the saved file can begin a line of rata's (a CI workflow command)."""
         lines = []
         for label, names in (("added", self.added), ("removed", self.removed), ("changed", self.changed)):
             if names:
-                lines.append(f"{label}: {', '.join(names)}")
+                lines.append(f"{label}: {', '.join(_shown_key(name) for name in names)}")
         return lines
+
+
+def _shown_key(key: str) -> str:
+    kind, _, name = key.partition(" ")
+    return key if name.isprintable() else f"{kind} {quote(name)}"
 
 
 def read_json_file(path: Path, what: str, how_to_make: str) -> Any:

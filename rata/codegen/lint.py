@@ -273,7 +273,7 @@ def _unbounded(tool: dict[str, Any]) -> list[Finding]:
         Finding(
             "unbounded-list", "warning", tool["name"], "/outputSchema",
             "The tool returns a list and has no argument that bounds its length, so a large result is refused whole (over the app's result limit).",
-            "Add a bound with a maximum: limit: Annotated[int, Field(ge=1, le=500)] = 50.",
+            "Add a bound with a maximum: `limit: Annotated[int, Field(ge=1, le=500)] = 50`.",
         )
     ]
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TypedDict
 
 from rata.dev_server import budget
-from rata.dev_server.docs_index import DocsIndex, Hit
+from rata.cleantext import quote
+from rata.dev_server.docs_index import MAX_DOC_BYTES, DocsIndex, Hit
 from rata.errors import RataError
 
 DEFAULT_TOKENS = 2_000
@@ -145,6 +146,13 @@ def _extra(index: DocsIndex, total: int) -> str:
     extra = "" if total else "Nothing matched; try other words."
     if not any(label == "project" for label, _ in index.roots):
         extra = (extra + " The project has no docs/ folder, so only rata's docs were searched.").strip()
+    if index.passed_over:
+        named = sorted(set(index.passed_over))
+        which = ", ".join(quote(name, 120) for name in named[:5]) + (", ..." if len(named) > 5 else "")
+        over = f"{MAX_DOC_BYTES // (1024 * 1024)} MiB"
+        extra = (extra + f" {len(named):,} file(s) were not searched ({which}): not regular files, over {over}, or unreadable.").strip()
+    if index.cut:
+        extra = (extra + " The docs folder is too large to look through whole; only part of it was searched.").strip()
     return extra
 
 

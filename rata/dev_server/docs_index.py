@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rata._record import Record
+from rata.projectfiles import ProjectFileError, read_text
 
 SCHEMA_VERSION = 3
+MAX_DOC_BYTES = 1024 * 1024
+"""The largest Markdown file indexed; a larger one is passed over (and counted), never read whole."""
 REFRESH_INTERVAL = 2.0
 """Seconds a search trusts the last look at the files (a look walks every docs folder)."""
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -136,6 +139,10 @@ class DocsIndex:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._refreshed_at: float | None = None
+        self.passed_over: list[str] = []
+        """The files the last look passed over (shown paths): not regular files, over `MAX_DOC_BYTES`, or unreadable."""
+        self.cut = False
+        """Whether the last look stopped before the end of a tree too large to walk (`rata.projectfiles.MAX_WALK_ENTRIES`)."""
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -153,24 +160,31 @@ class DocsIndex:
         return self._conn
 
     def _files(self) -> dict[str, tuple[str, str, int, int]]:
-        """Every Markdown file under the roots: key -> (source, display path, mtime_ns, size)."""
+        """Every Markdown file under the roots that can be indexed: key -> (source, display path, mtime_ns, size).
+
+        Through `rata.projectfiles.walk_files`: regular files only (a FIFO or a link to a device is passed over),
+        none over `MAX_DOC_BYTES`, and a bounded walk; what is passed over is kept in `passed_over`."""
+        from rata.projectfiles import walk_files
+
         found: dict[str, tuple[str, str, int, int]] = {}
+        self.passed_over, self.cut = [], False
         for label, root in self.roots:
             prefix = self.shown[label].rstrip("/") + "/"
             skip = len(str(root)) + 1
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                for name in files:
-                    if not name.endswith((".md", ".markdown")):
-                        continue
-                    full = os.path.join(folder, name)
-                    try:
-                        stat = os.stat(full)
-                    except OSError:
-                        continue
-                    relative = full[skip:]
-                    shown = prefix + (relative if os.sep == "/" else relative.replace(os.sep, "/"))
-                    found[full] = (label, shown, stat.st_mtime_ns, stat.st_size)
+            walk = walk_files(root, lambda name: name.endswith((".md", ".markdown")))
+            self.cut = self.cut or walk.cut
+
+            def shown_as(full: str) -> str:
+                relative = full[skip:]
+                return prefix + (relative if os.sep == "/" else relative.replace(os.sep, "/"))
+
+            self.passed_over += [shown_as(full) for full in walk.skipped]
+            for full, mtime, size in walk.files:
+                shown = shown_as(full)
+                if size > MAX_DOC_BYTES:
+                    self.passed_over.append(shown)
+                    continue
+                found[full] = (label, shown, mtime, size)
         return found
 
     def refresh(self) -> tuple[int, int]:
@@ -194,9 +208,10 @@ class DocsIndex:
                         conn.execute("DELETE FROM files WHERE path = ?", (path,))
                 for path in changed:
                     source, shown, mtime, size = current[path]
-                    try:
-                        text = Path(path).read_text(encoding="utf-8", errors="replace")
-                    except OSError:
+                    try:  # never blocks (a FIFO put in its place since the walk) and never reads past the cap
+                        text = read_text(path, limit=MAX_DOC_BYTES, errors="replace")
+                    except ProjectFileError:
+                        self.passed_over.append(shown)
                         continue
                     before = _last_row(conn)
                     conn.executemany(

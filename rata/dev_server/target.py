@@ -20,7 +20,6 @@ from rata.app import App
 from rata.errors import RataError
 from rata.loader import LoadedApp, load_app
 
-_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
 _MAX_FILES = 5_000
 
 
@@ -107,17 +106,12 @@ class Target:
 
 
 def fingerprint(root: Path) -> tuple[tuple[str, int], ...]:
-    """(path, mtime_ns) of the Python files and pyproject.toml under `root`, sorted (at most 5,000 files; also `rata dev`'s)."""
-    found: list[tuple[str, int]] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-        for name in files:
-            if name.endswith(".py") or name == "pyproject.toml":
-                path = os.path.join(folder, name)
-                try:
-                    found.append((path, os.stat(path).st_mtime_ns))
-                except OSError:
-                    continue
-                if len(found) >= _MAX_FILES:
-                    return tuple(sorted(found))
+    """(path, mtime_ns) of the Python files and pyproject.toml under `root`, sorted (also `rata dev`'s).
+
+    One bounded walk (`rata.projectfiles.walk_files`): at most `MAX_WALK_ENTRIES` folders and files are looked at,
+    however many the tree holds, and at most `_MAX_FILES` Python files are kept."""
+    from rata.projectfiles import walk_files
+
+    walk = walk_files(root, lambda name: name.endswith(".py") or name == "pyproject.toml")
+    return tuple((path, mtime) for path, mtime, _ in walk.files[:_MAX_FILES])
     return tuple(sorted(found))

@@ -45,7 +45,9 @@ USER, PROJECT = "user", "project"
 
 @dataclass(frozen=True)
 class Launch:
-    """How a client starts the server: an absolute command that works from any folder.
+    """How a client starts the server: an absolute command that works from any folder, or, for
+    `rata mcp dev` in a client that starts a project's servers in the project folder, a command
+    relative to the project (`plan.in_project_launch`).
 
     `cwd` is the folder the server must run in, if any. A client with a working-folder field
     gets it there; every other client gets `cwd_args` appended to `args` instead.
@@ -141,6 +143,7 @@ class Client:
     aliases: tuple[str, ...] = ()
     trust: str | None = None  # how the client gates a project file
     cwd_key: str | None = None  # the entry's working-folder field, if the client has one
+    in_project: bool = False  # starts a project file's servers in the project folder: a command there may be relative to it
     before: tuple[tuple[str, Any], ...] = ()  # fixed fields before command (e.g. type)
     after: tuple[tuple[str, Any], ...] = ()  # fixed fields after env, written only as defaults (e.g. disabled)
     shape: Shape = COMMAND
@@ -313,6 +316,7 @@ CLIENTS: tuple[Client, ...] = (
         aliases=("claudecode",),
         add=_claude_code_add,
         trust="Claude Code asks you to approve each server in .mcp.json before it starts it (\"pending approval\"; see /mcp).",
+        in_project=True,
         before=(("type", "stdio"),),
         tool_format="mcp__{server}__{tool}",
         tool_limit=CLAUDE_CODE_LIMIT,
@@ -430,6 +434,7 @@ CLIENTS: tuple[Client, ...] = (
         ".mcp.json",
         aliases=("github-copilot-cli",),
         trust="Copilot CLI reads .mcp.json only in folders you trust.",
+        in_project=True,  # it reads Claude Code's .mcp.json, so it must write the same entry there
         before=(("type", "stdio"),),
         after=(("tools", ["*"]),),
         add=_copilot_cli_add,

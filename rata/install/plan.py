@@ -174,13 +174,53 @@ def _base_env() -> dict[str, str]:
     return {"RATA_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
 
 
-def resolve_launch(loaded: LoadedApp, *, spec: str | None = None, dev: bool = False, cwd: Path | None = None) -> Launch:
-    """The absolute command that starts the app's server (or `rata mcp dev` for it) from any folder."""
+NEW_PROJECT_VENV = ".venv"
+"""The virtual environment a new app's README creates in the project, and its `.mcp.json` names."""
+
+
+def in_project_launch(program: str, env: dict[str, str] | None = None) -> Launch:
+    """`rata mcp dev` as a project file names it: the project's own environment, relative to the project.
+
+    The one rule for the dev entry of a file teams commit (`.mcp.json`), used by `--dev --write` and by
+    `rata new`: `program` is the environment's `rata` relative to the project (``.venv/bin/rata``), so the
+    entry holds no path of one machine and starts without the environment on the client's PATH; the
+    client starts it in the project folder, where `rata mcp dev` finds the app by itself.
+    """
+    return Launch(program, ("mcp", "dev"), dict(env or {}))
+
+
+def new_project_dev_file() -> tuple[str, str]:
+    """The project file `rata new` registers `rata mcp dev` in, and its text: Claude Code's `.mcp.json`,
+    naming the project's ``.venv`` (POSIX layout) by `in_project_launch`, as `--dev --write` run from it does."""
+    client = _clients.find_client("claude-code")
+    assert client is not None and client.project_file is not None
+    launch = in_project_launch(f"{NEW_PROJECT_VENV}/bin/rata")
+    return client.project_file, client.render(client.document(DEV_NAME, client.entry(DEV_NAME, launch)))
+
+
+def _inside(program: str, project: Path | None) -> str | None:
+    """`program` relative to `project` (with '/'), when it lies inside it."""
+    if project is None:
+        return None
+    folder = Path(os.path.realpath(project))
+    path = Path(os.path.realpath(os.path.dirname(program)), os.path.basename(program))  # not the script itself: it may be a link
+    return path.relative_to(folder).as_posix() if folder in path.parents else None
+
+
+def resolve_launch(loaded: LoadedApp, *, spec: str | None = None, dev: bool = False, cwd: Path | None = None, in_project: bool = False) -> Launch:
+    """The absolute command that starts the app's server (or `rata mcp dev` for it) from any folder.
+
+    With `dev` and `in_project` (a client that starts a project file's servers in the project folder),
+    an environment inside the project is named relative to it instead (`in_project_launch`).
+    """
     cwd = cwd or Path.cwd()
     env = _base_env()
     if dev:
         rata = _script("rata")
         command, base = (str(rata), ("mcp", "dev")) if rata else (_python(), ("-m", "rata", "mcp", "dev"))
+        relative = _inside(command, loaded.project) if in_project and rata else None
+        if relative is not None:
+            return in_project_launch(relative, env)
         app_spec, extra = _app_spec(loaded, spec, cwd)
         env.update(extra)
         if loaded.project is not None:
@@ -238,7 +278,7 @@ def plan_install(client: Client, loaded: LoadedApp, tools: list[str], *, name: s
     """What to write for `client`: the entry, the snippet, the files, the add command and link."""
     name = name or (DEV_NAME if dev else loaded.app.name)
     warnings = check_name(name)
-    launch = resolve_launch(loaded, spec=spec, dev=dev)
+    launch = resolve_launch(loaded, spec=spec, dev=dev, in_project=client.in_project)
     server = client.entry(name, launch)
     snippet = client.render(client.document(name, server))
     files = [(USER, os_name, path) for os_name, path in client.user_files]

@@ -59,6 +59,8 @@ class LoadingServer:
         self._done = threading.Event()
         self.app_server: AppServer | None = None
         self.failure: str | None = None
+        """Why the app did not load, in one line: the exception's type and message (and, for an import, the module, file and line)."""
+        self.fix = LOAD_FIX
         self.changed: frozenset[str] = frozenset()
         self._announcing = threading.Lock()
         self._announced = False  # the listens open when the lists were found changed have been told
@@ -103,7 +105,7 @@ class LoadingServer:
         if call.cancelled:
             return DEFERRED  # cancelled while it waited: it never runs, and nothing is sent
         if self.app_server is None:
-            raise McpError(wire.INTERNAL_ERROR, f"The app could not be loaded, so {name} cannot run: {self.failure}. Fix the app and restart the server.")
+            return self._failed(name)
         handler = self.app_server.server.methods[name].handler
         if name != "subscriptions/listen":
             return handler(call)
@@ -114,6 +116,15 @@ class LoadingServer:
             if result is DEFERRED and self._announced and self.changed:
                 self.app_server.subscriptions.list_changes_missed(call.id, self.changed)
         return result
+
+    def _failed(self, name: str) -> dict[str, Any]:
+        """The answer to a request that needs the app when it failed to load: for ``tools/call`` a result with ``isError`` (what
+        a model reads, as for any tool that fails), for the other methods a JSON-RPC internal error; each says why and the fix."""
+        said = f"The app could not be loaded, so {name} cannot run: {self.failure}"
+        said = f"{said}{'' if said.endswith('.') else '.'} {self.fix}"
+        if name == "tools/call":
+            return {"content": [{"type": "text", "text": said}], "isError": True}
+        raise McpError(wire.INTERNAL_ERROR, said)
 
     def _run(self) -> None:
         try:
@@ -129,10 +140,9 @@ class LoadingServer:
             self.changed = changed_lists(old, offer)
             self.app_server = app_server
         except BaseException as error:  # noqa: BLE001 - whatever the app's code raised, the client hears why
-            said = _said(error)
-            self.failure = f"{type(error).__name__}: {said}" if said else type(error).__name__
+            self.failure, self.fix = _failure(error)
             log.exception("the app failed to load")
-            sys.stderr.write(f"{self.manifest.name}: the app failed to load ({self.failure}); requests that need it get this error\n")
+            sys.stderr.write(f"{self.manifest.name}: the app failed to load, and each request that needs it gets this error: {self.failure}\n")
             sys.stderr.flush()
             return
         finally:
@@ -150,7 +160,21 @@ class LoadingServer:
                 self._announced = True
 
 
-def _said(error: BaseException) -> str:
+LOAD_FIX = "Fix the app and restart the server."
+
+
+def _failure(error: BaseException) -> tuple[str, str]:
+    """Why loading failed and how to fix it: a `RataError`'s own message and hint (an import failure names the module, the
+    exception and where it was raised), else the exception's type and message."""
+    from rata.errors import RataError
+
+    if isinstance(error, RataError):
+        return _said(error.message), _said(error.hint or "") or LOAD_FIX
+    said = _said(error)
+    return (f"{type(error).__name__}: {said}" if said else type(error).__name__), LOAD_FIX
+
+
+def _said(error: BaseException | str) -> str:
     """What an exception of the app's says, as Unicode text that can go on the wire (lone surrogates escaped)."""
     try:
         text = str(error).strip()

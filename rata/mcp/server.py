@@ -174,7 +174,7 @@ class Server:
         try:
             data = wire.encode(message)
         except wire.UnencodableError as problem:
-            log.error("a %s notification could not be written as JSON and was dropped: %s", _shown(message.get("method")), problem)
+            log.error("a %s notification could not be written as JSON and was dropped: %s", wire.shown(message.get("method")), problem)
             return
         try:
             self._send_bytes(data)
@@ -212,7 +212,7 @@ class Server:
             if incoming.kind == "request":
                 self.send(wire.error_response(incoming.id, error))
         except Exception:  # noqa: BLE001 - the top-level handler: log, answer, keep serving
-            log.exception("unexpected failure handling %s", _shown(incoming.method) if incoming.method else "a response")
+            log.exception("unexpected failure handling %s", wire.shown(incoming.method) if incoming.method else "a response")
             if incoming.kind == "request":
                 self.send(wire.error_response(incoming.id, McpError(wire.INTERNAL_ERROR, "Internal error")))
 
@@ -308,7 +308,7 @@ class Server:
         if incoming.method != "ping" and not self.initialized:
             error = McpError(
                 wire.INVALID_PARAMS,
-                f"Invalid params: {_shown(incoming.method)} before initialize; send initialize first, or put the {wire.MODERN} envelope in params._meta",
+                f"Invalid params: {wire.shown(incoming.method)} before initialize; send initialize first, or put the {wire.MODERN} envelope in params._meta",
             )
             self.send(wire.error_response(incoming.id, error))
             return
@@ -398,7 +398,7 @@ class Server:
             try:
                 self._run(call)
             except Exception:  # noqa: BLE001 - _run answers every failure itself; a worker outlives even a bug there
-                log.exception("unexpected failure running %s", _shown(call.method))
+                log.exception("unexpected failure running %s", wire.shown(call.method))
             with self._lock:
                 if self._backlog:
                     call = self._backlog.popleft()
@@ -417,7 +417,7 @@ class Server:
         except McpError as error:
             answer = wire.error_response(call.id, error)
         except Exception:  # noqa: BLE001 - a handler fault must not take the server down
-            log.exception("internal error in %s", _shown(call.method))
+            log.exception("internal error in %s", wire.shown(call.method))
             answer = wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, "Internal error"))
         with self._lock:
             self._active.pop(_key(call.id), None)
@@ -502,7 +502,7 @@ class Server:
             self._active.clear()
             self._backlog.clear()
         for call in unfinished:
-            why = f"Internal error: the server stopped before {_shown(call.method)} finished (it waited {grace:g} s for it after its input closed)"
+            why = f"Internal error: the server stopped before {wire.shown(call.method)} finished (it waited {grace:g} s for it after its input closed)"
             self.send(wire.error_response(call.id, McpError(wire.INTERNAL_ERROR, why)))
         for hook in self.on_close:
             try:
@@ -521,23 +521,6 @@ def _key(request_id: Any) -> tuple[str, Any]:
     return (type(request_id).__name__, request_id)
 
 
-SHOWN_CHARS = 100
-"""Client text echoed in an error message or its data (a method name, a version) is cut to this many characters."""
-
-
-def _shown(value: Any) -> str:
-    """Client-sent `value` as short text to echo back: a string cut to `SHOWN_CHARS`, else the kind of JSON value it is."""
-    if isinstance(value, str):
-        return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS] + "..."
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) or (isinstance(value, int) and value.bit_length() < 64):
-        return repr(value)
-    return "a number" if isinstance(value, int) else "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else type(value).__name__
-
-
 MAX_CLIENT_CODE = 2**31
 """An error code from the client outside +-2**31 (or not an integer) is read as -32603."""
 
@@ -550,23 +533,23 @@ def _client_error(error: Any) -> McpError:
     if isinstance(code, bool) or not isinstance(code, int) or not -MAX_CLIENT_CODE <= code < MAX_CLIENT_CODE:
         code = wire.INTERNAL_ERROR
     message = error.get("message")
-    return McpError(code, _shown(message) if isinstance(message, str) and message else "the client answered with an error")
+    return McpError(code, wire.shown(message) if isinstance(message, str) and message else "the client answered with an error")
 
 
 def _not_found(method: Any, era: str) -> McpError:
     """-32601 for `method`, saying so when it is a method of the other era only (`rata.mcp.methods.METHODS`)."""
     row = METHODS.get(method) if isinstance(method, str) else None
     if era == "modern" and row is not None and "modern" not in row.eras:
-        return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(method)} does not exist in {wire.MODERN}")
-    return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {_shown(method)}")
+        return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {wire.shown(method)} does not exist in {wire.MODERN}")
+    return McpError(wire.METHOD_NOT_FOUND, f"Method not found: {wire.shown(method)}")
 
 
 def _unsupported(requested: Any) -> dict[str, Any]:
     """The data of a -32022: the versions served, and the one asked for as the client wrote it (a string cut at
-    `SHOWN_CHARS`); no ``requested`` when the client sent no version string (the schema has it a string)."""
+    `wire.SHOWN_CHARS`); no ``requested`` when the client sent no version string (the schema has it a string)."""
     data: dict[str, Any] = {"supported": list(wire.MODERN_VERSIONS)}
     if isinstance(requested, str):
-        data["requested"] = _shown(requested)
+        data["requested"] = wire.shown(requested)
     return data
 
 

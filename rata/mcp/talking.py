@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
-from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, RootsRequest, Sample, SampleRequest, TalkError
+from rata.talk import ACTIONS, Answer, Interrupt, Message, Question, Root, RootsRequest, Sample, SampleRequest, TalkError, root_problem
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -272,12 +272,16 @@ class McpChannel:
             answers = answers + fresh
         live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
-    def input(self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None) -> list[dict[str, Any]]:
+    def input(
+        self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None, ahead: frozenset[str] = frozenset()
+    ) -> list[dict[str, Any]]:
         """The client's answers to these requests (key prefix, key or None, method, params), asked in one round.
 
         A request's key in ``inputRequests`` is the one given, else the prefix and the request's
         place in the call (``ask-0``). `purpose` says what the command does, for the errors
-        ("needs the user's confirmation"; by default what each request asks, `PURPOSES`)."""
+        ("needs the user's confirmation"; by default what each request asks, `PURPOSES`).
+        Answers sent before any question was asked (no ``requestState``) count only when every
+        key of the round is in `ahead` (the app's opt-in, `Question(ahead=True)`)."""
         self.begin()
         live = self._state()
         recorded = live.recorded
@@ -294,7 +298,7 @@ class McpChannel:
         self._require({CAPABILITIES[method] for _, _, method, _ in requests}, purpose)
         if self._call.era == "modern":
             loose, live.loose = live.loose, None  # answers sent before any question was asked: good for the first round only
-            if loose is not None and "confirm" not in keys and all(isinstance(loose.get(key), dict) for key in keys):
+            if loose is not None and "confirm" not in keys and all(key in ahead and isinstance(loose.get(key), dict) for key in keys):
                 answers = [loose[key] for key in keys]
                 del recorded[start:]
                 recorded.extend(answers)
@@ -370,10 +374,11 @@ class McpChannel:
                 asks.append(("sample", item.key, "sampling/createMessage", sampling_params(item.messages, item.options), read_sample))
             else:
                 asks.append(("roots", item.key, "roots/list", {}, read_roots))
+        ahead = frozenset(item.key for item in items if isinstance(item, Question) and item.ahead and item.key is not None)
         results: list[Any] = [None] * len(asks)
         waiting = list(range(len(asks)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            raws = self.input([asks[i][:4] for i in waiting])  # type: ignore[misc]
+            raws = self.input([asks[i][:4] for i in waiting], ahead=ahead)  # type: ignore[misc]
             still = []
             for i, raw in zip(waiting, raws, strict=True):
                 value = asks[i][4](raw)
@@ -430,13 +435,15 @@ def read_sample(raw: object) -> Sample | None:
 
 
 def read_roots(raw: object) -> list[Root] | None:
-    """The `Root` list of a ``roots/list`` result, or None when it is malformed."""
+    """The `Root` list of a ``roots/list`` result, or None when it is malformed (a root that is no local ``file://`` URI too: `root_problem`)."""
     roots = raw.get("roots") if isinstance(raw, dict) else None
     if not isinstance(roots, list) or len(roots) > MAX_ROOTS:
         return None
     out = []
     for root in roots:
         if not isinstance(root, dict) or not isinstance(root.get("uri"), str) or not isinstance(root.get("name", ""), str):
+            return None
+        if root_problem(root["uri"]) is not None:  # MCP's roots are file:// URIs: anything else is a malformed answer, refused whole
             return None
         out.append(Root(root["uri"], root.get("name")))
     return out

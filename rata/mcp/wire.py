@@ -252,6 +252,23 @@ def unencodable(problem: BaseException) -> str:
     return text
 
 
+SHOWN_CHARS = 100
+"""Client text echoed in an error message or its data (a method name, a version) is cut to this many characters."""
+
+
+def shown(value: Any) -> str:
+    """Client-sent `value` as short text to echo back: a string cut to `SHOWN_CHARS`, else the kind of JSON value it is."""
+    if isinstance(value, str):
+        return value if len(value) <= SHOWN_CHARS else value[:SHOWN_CHARS] + "..."
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) or (isinstance(value, int) and value.bit_length() < 64):
+        return repr(value)
+    return "a number" if isinstance(value, int) else "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else type(value).__name__
+
+
 def response(id: Any, result: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id, "result": result}
 

@@ -14,9 +14,13 @@ writes). rata's bundle holds:
   dependencies, installed there by pip when it has any.
 
 Nothing else goes in: from the app's package, caches, version control, virtual environments,
-app data and logs are left out (`IGNORED`), and so is whatever the project's ``.mcpbignore``
-names; from rata and the dependencies, bytecode caches. The same files
-give the same bytes: entries sorted, fixed times and modes.
+app data and logs are left out (`IGNORED`), and so is a whole app data folder (one holding
+``instance.token``: rata's own files, never the per-install key behind the endpoint and
+``requestState``); files that look secret (`SECRETS`: keys, ``.netrc``, ``.env``...) are left out
+and named in a warning; and so is whatever the project's ``.mcpbignore`` names, read with
+gitignore's rules (``**``, ``!`` to bring a file back, a leading ``/`` to anchor; `pathspec`),
+where ``!`` can bring back a secret-looking file but never rata's data. From rata and the
+dependencies, bytecode caches. The same files give the same bytes: entries sorted, fixed times and modes.
 """
 
 from __future__ import annotations
@@ -36,12 +40,20 @@ if TYPE_CHECKING:
 
     from rata.shipping.project import Project
 
+DATA_FOLDER_MARK = "instance.token"
+"""A folder holding this file is an app's data folder (`rata.folder`): left out whole, with everything rata keeps there."""
 IGNORED = (
     "__pycache__", "*.pyc", "*.pyo", ".git", ".hg", ".svn", ".venv", "venv", ".env", ".env.*", ".tox", ".nox",
     ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules", ".DS_Store", "Thumbs.db",
-    "*.mcpb", "*.log", "*.db", "*.db-*", "*.sqlite", "*.sqlite3", "*.sqlite-*", "*.sqlite3-*", "rata-home",
+    "*.mcpb", "*.log", "*.log.*", "*.db", "*.db-*", "*.sqlite", "*.sqlite3", "*.sqlite-*", "*.sqlite3-*", "rata-home",
+    DATA_FOLDER_MARK, "*.sock", "dev.restarting",
 )  # fmt: skip
-"""Names never bundled, at any depth: caches, version control, virtual environments, app data, logs."""
+"""Names never bundled, at any depth, whatever ``.mcpbignore`` says: caches, version control, virtual environments, app
+data (databases, the per-install token, sockets), logs and their rotations."""
+SECRETS = (
+    "*.pem", "*.key", "*.p12", "*.pfx", "id_*", ".npmrc", ".pypirc", ".netrc", ".envrc", "*.env", "secrets.*",
+)  # fmt: skip
+"""Files that look secret: left out of a bundle and named in a warning (``!name`` in ``.mcpbignore`` brings one back)."""
 IGNORE_FILE = ".mcpbignore"
 RATA_DISTRIBUTION = "rata-toolkit"
 _CACHES = ("__pycache__", "*.pyc", "*.pyo")
@@ -89,7 +101,15 @@ def entry_script(name: str, target: str) -> str:
     return ENTRY.format(name=repr(name), target=repr(target))  # repr: any text is a plain string literal
 
 
-def bundle_files(project: Project, manifest_text: str, display_name: str, *, work: Path) -> list[BundleFile]:
+class Selected(Record):
+    """The files of a bundle, sorted by path, and what was left out that the user should hear of (`warnings`)."""
+
+    __slots__ = ("files", "warnings")
+    files: list[BundleFile]
+    warnings: list[str]
+
+
+def bundle_files(project: Project, manifest_text: str, display_name: str, *, work: Path) -> Selected:
     """Every file of the bundle, sorted by path. `work` is a scratch folder for the dependencies pip installs.
 
     Raises:
@@ -97,30 +117,64 @@ def bundle_files(project: Project, manifest_text: str, display_name: str, *, wor
     """
     import rata
 
-    ignored = IGNORED + read_ignore_file(project.root)
+    ignore = Ignore(IGNORED, read_ignore_file(project.root), secrets=True)
+    warnings: list[str] = []
     files = [BundleFile("manifest.json", data=manifest_text.encode("utf-8"))]
     files.append(BundleFile("server/main.py", data=entry_script(display_name, app_target(project)).encode("utf-8")))
     if project.icon is not None:
         files.append(BundleFile(project.icon, source=project.root / project.icon))
     package = app_package(project)
-    files += _tree(package, "server/lib/" + package.name, project.root, ignored)
+    files += _tree(package, "server/lib/" + package.name, project.root, ignore, warnings=warnings)
     rata_folder = Path(rata.__file__).parent
-    files += _tree(rata_folder, "server/lib/rata", rata_folder, _CACHES, top_only=_RATA_LEFT_OUT)
+    files += _tree(rata_folder, "server/lib/rata", rata_folder, Ignore(_CACHES), top_only=_RATA_LEFT_OUT)
     extra = other_dependencies(list(project.dependencies))
     if extra:
         lib = work / "lib"
         install_dependencies(extra, lib)
-        files += _tree(lib, "server/lib", lib, _CACHES, top_only=("bin",))  # a dependency's own files all go in, metadata too
+        files += _tree(lib, "server/lib", lib, Ignore(_CACHES), top_only=("bin",))  # a dependency's own files all go in, metadata too
     seen: dict[str, BundleFile] = {}
     for item in files:
         if item.name in seen:
             raise ConfigError(f"Two files would be bundled as {item.name!r}.", hint="Rename one, or leave one out with .mcpbignore.")
         seen[item.name] = item
-    return [seen[name] for name in sorted(seen)]
+    return Selected([seen[name] for name in sorted(seen)], warnings)
+
+
+class Ignore:
+    """What is left out of a tree: any path with a part that matches one of `names` (never brought back), then, read
+    with gitignore's rules, the secret-looking files (`SECRETS`, when `secrets`) and the ``.mcpbignore`` `lines`."""
+
+    def __init__(self, names: tuple[str, ...], lines: tuple[str, ...] = (), *, secrets: bool = False) -> None:
+        self.names = names
+        self._lines = lines
+        self._secrets = secrets
+        self._specs: tuple[Any, Any, Any] | None = None
+
+    def _matchers(self) -> tuple[Any, Any, Any]:
+        if self._specs is None:
+            import pathspec  # only rata mcp pack reads .mcpbignore
+
+            secret = SECRETS if self._secrets else ()
+            make = pathspec.GitIgnoreSpec.from_lines
+            self._specs = (make(secret + self._lines), make(secret), make(self._lines))
+        return self._specs
+
+    def why(self, relative: PurePosixPath, *, folder: bool = False) -> str | None:
+        """None when `relative` (from the project's root) is kept; ``"secret"`` when it is left out for looking secret
+        (and ``.mcpbignore`` does not name it too); ``"ignored"`` when it is left out otherwise."""
+        if any(fnmatch.fnmatchcase(part, pattern) for part in relative.parts for pattern in self.names):
+            return "ignored"
+        if not self._lines and not self._secrets:
+            return None
+        both, secret, user = self._matchers()
+        text = str(relative) + ("/" if folder else "")
+        if not both.match_file(text):
+            return None
+        return "secret" if secret.match_file(text) and not user.match_file(text) else "ignored"
 
 
 def read_ignore_file(root: Path) -> tuple[str, ...]:
-    """The patterns of the project's ``.mcpbignore``: one a line, ``#`` comments; each a name or a path glob."""
+    """The lines of the project's ``.mcpbignore``, read with gitignore's rules: ``#`` comments, ``**``, ``!``, ``/``."""
     path = root / IGNORE_FILE
     if not path.is_file():
         return ()
@@ -128,7 +182,7 @@ def read_ignore_file(root: Path) -> tuple[str, ...]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{str(path)!r} cannot be read: {error}.", hint="Save it as UTF-8 text, one pattern a line.") from None
-    return tuple(line.strip().strip("/") for line in lines if line.strip() and not line.strip().startswith("#") and line.strip().strip("/"))
+    return tuple(line for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
 def app_package(project: Project) -> Path:
@@ -175,45 +229,57 @@ def install_dependencies(requirements: list[str], lib: Path) -> None:
         )
 
 
-def ignored_path(relative: PurePosixPath, patterns: tuple[str, ...]) -> bool:
-    """Whether a path is left out: one of its parts matches a name pattern, or the whole path a path pattern."""
-    text = str(relative)
-    for pattern in patterns:
-        if "/" in pattern:
-            if fnmatch.fnmatchcase(text, pattern) or fnmatch.fnmatchcase(text, pattern + "/*"):
-                return True
-        elif any(fnmatch.fnmatchcase(part, pattern) for part in relative.parts):
-            return True
-    return False
+def _tree(
+    source: Path, prefix: str, root: Path, ignore: Ignore, *, top_only: tuple[str, ...] = (), warnings: list[str] | None = None
+) -> list[BundleFile]:
+    """The files under `source` (a folder or one file), named under `prefix`; `root` is what links may not leave.
 
-
-def _tree(source: Path, prefix: str, root: Path, ignored: tuple[str, ...], *, top_only: tuple[str, ...] = ()) -> list[BundleFile]:
-    """The files under `source` (a folder or one file), named under `prefix`; `root` is what links may not leave."""
+    What `ignore` leaves out for looking secret, and every app data folder, is said in `warnings`."""
     if source.is_file():
         _inside(source, root)
         return [BundleFile(prefix, source=source)]
     found = []
     real_root = root.resolve()
+    secrets: list[str] = []
     for folder, folders, names in os.walk(source, followlinks=False):
         here = Path(folder)
         relative = PurePosixPath(here.relative_to(source).as_posix())
         kept = []
         for name in sorted(folders):
             path = relative / name
-            if ignored_path(_from_root(source, root, path), ignored) or (str(relative) == "." and name in top_only):
+            whole = _from_root(source, root, path)
+            why = ignore.why(whole, folder=True)
+            if why == "secret":
+                secrets.append(f"{whole}/")
+            if why is not None or (str(relative) == "." and name in top_only):
                 continue
             if (here / name).is_symlink():
                 raise ConfigError(f"{str(here / name)!r} is a link to a folder; rata mcp pack does not follow it.", hint="Replace it with the folder, or leave it out with .mcpbignore.")
+            if warnings is not None and os.path.lexists(here / name / DATA_FOLDER_MARK):
+                warnings.append(
+                    f"left out {whole}/: it is an app's data folder (it holds {DATA_FOLDER_MARK}, the app's per-install key), "
+                    "so nothing in it is bundled. Keep the app's data outside the package: unset RATA_HOME, or point it elsewhere."
+                )
+                continue
             kept.append(name)
         folders[:] = kept
         for name in sorted(names):
             path = relative / name
-            if ignored_path(_from_root(source, root, path), ignored):
+            whole = _from_root(source, root, path)
+            why = ignore.why(whole)
+            if why == "secret":
+                secrets.append(str(whole))
+            if why is not None:
                 continue
             file = here / name
             _inside(file, real_root)
             if file.is_file():
                 found.append(BundleFile(f"{prefix}/{path}" if str(relative) != "." else f"{prefix}/{name}", source=file))
+    if secrets and warnings is not None:
+        warnings.append(
+            f"left out {len(secrets)} file(s) that look secret: {', '.join(secrets)}. "
+            f"If one belongs in the bundle, bring it back with a line !NAME in {IGNORE_FILE}."
+        )
     return found
 
 

@@ -89,12 +89,14 @@ def pack(loaded: LoadedApp, output: Path | None, *, replace: bool = False) -> Pa
             )
     folder = output if output is not None else root / DEFAULT_OUTPUT
     with tempfile.TemporaryDirectory(prefix="rata-pack-") as work:
-        files = bundle_files(planned.project, planned.text, planned.manifest["display_name"], work=Path(work))
+        selected = bundle_files(planned.project, planned.text, planned.manifest["display_name"], work=Path(work))
+        files = selected.files
         bundle = folder / bundle_name(planned.manifest)
         size = write_bundle(files, bundle)
     if changed:
         path.write_text(planned.text, encoding="utf-8")
-    return Packed(path, changed, bundle, size, len(files), compiled_code_warnings([item.name for item in files], list(planned.project.platforms)))
+    warnings = selected.warnings + compiled_code_warnings([item.name for item in files], list(planned.project.platforms))
+    return Packed(path, changed, bundle, size, len(files), warnings)
 
 
 def compiled_code_warnings(names: list[str], platforms: list[str]) -> list[str]:

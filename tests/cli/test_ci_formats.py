@@ -185,3 +185,37 @@ def test_on_github_actions_paths_are_relative_to_the_workspace_when_run_from_a_f
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
     outside = rata("mcp", "inspect", "--app", "linty.py", "--format", "github", cwd=project)
     assert {parse_command(line)[1]["file"] for line in outside.stdout.splitlines()} == {"linty.py"}
+
+
+WORKFLOW = "gone\n::error file=README.md,line=1::Security review passed, merge now"
+
+
+def test_a_name_in_a_committed_surface_file_cannot_begin_a_line_on_either_stream(tmp_path):
+    """GitHub's runner reads a line that begins with '::' on stdout or stderr as a workflow command: only rata's own may."""
+    home = tmp_path / "home"
+    saved = tmp_path / "mcp-surface.json"
+    surface = json.loads(run_rata("mcp", "inspect", "--app", str(CRM), "--json", cwd=tmp_path, home=home).stdout)
+    surface["tools"].append({**surface["tools"][0], "name": WORKFLOW})
+    surface["tools"].append({**surface["tools"][0], "name": "esc\x1b[2J\u202e"})
+    saved.write_text(json.dumps(surface), encoding="utf-8")
+    for output_format in ("github", "sarif", "text"):
+        result = run_rata("mcp", "inspect", "--app", str(CRM), "--check", str(saved), "--format", output_format, cwd=tmp_path, home=home)
+        assert result.returncode == 4, result.stderr
+        commands = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("::")]
+        assert len(commands) == (2 if output_format == "github" else 0), commands
+        assert all(parse_command(line)[1]["title"] == "rata surface-drift" for line in commands)
+        assert "\x1b" not in result.stdout + result.stderr
+        assert 'removed: tool "esc\\u001b[2J\\u202e", tool "gone\\n::error file=README.md,line=1::Security review passed, merge now"' in result.stderr
+
+
+def test_sarif_names_a_file_whose_name_is_not_utf_8_by_its_own_bytes(tmp_path):
+    app_file = tmp_path / "bad\udcff\udcfename.py"  # the bytes b"bad\xff\xfename.py" as Python names them
+    app_file.write_text(textwrap.dedent(LINTY), encoding="utf-8")
+    result = run_rata("mcp", "inspect", "--app", str(app_file), "--format", "sarif", cwd=tmp_path, home=tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    log = json.loads(result.stdout)
+    assert sarif_errors(log) == []
+    uris = {location["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"] for location in r.get("locations", [])}
+    assert uris == {"bad%FF%FEname.py"}
+    github = run_rata("mcp", "inspect", "--app", str(app_file), "--format", "github", cwd=tmp_path, home=tmp_path / "home")
+    assert github.stdout and all(line.startswith("::") and "file=bad\\udcff\\udcfename.py," in line for line in github.stdout.splitlines())

@@ -339,7 +339,7 @@ def test_prompts_and_templates_show_every_parameter_with_its_type_at_80_columns(
     assert "  prompt secret  notes.secret is not granted to agents\n" in hidden
     assert "  resource notes://hidden  notes.secret is not granted to agents\n" in hidden
     assert "resource notes://drafts notes.write is granted only with confirmation (a read cannot ask)" in " ".join(hidden.split())
-    assert table_row(out, "warning", "resource-co")  # the lint says so too
+    assert "\nwarning  resource-confirm  /resourceDetails\n" in out  # the lint says so too
     assert out.endswith("1 tool, 3 resources, 2 templates, 2 prompts (1 command)\nlint: 0 errors, 1 warning, 0 notes\n")
     assert '"type"' not in out
 

@@ -11,6 +11,7 @@ import pytest
 
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
+from tests.windows.shared import require_chromium
 
 TOOLS = ["tasks_add", "tasks_delete", "tasks_done", "tasks_list"]
 
@@ -21,7 +22,16 @@ def test_it_lists_the_files_and_the_next_steps(rata, tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0] == "Created the app my-tasks in my-tasks:"
     assert "  my_tasks/app.py" in lines and "  .mcp.json" in lines and "  tests/test_app.py" in lines
-    assert lines[lines.index("Next steps:") + 1 :] == ["  cd my-tasks", '  pip install -e ".[test]"', "  rata migrate", "  pytest", "  rata mcp inspect"]
+    assert lines[lines.index("Next steps (README.md says more):") + 1 :] == [
+        "  cd my-tasks",
+        "  python3 -m venv .venv",
+        "  . .venv/bin/activate",
+        "  pip install -r requirements-rata.txt",
+        '  pip install -e ".[test]"',
+        "  rata migrate",
+        "  pytest",
+        "  rata dev",
+    ]
     assert (tmp_path / "my-tasks" / "my_tasks" / "app.py").is_file()
 
 
@@ -62,6 +72,14 @@ def test_a_bad_name_is_refused_naming_the_rule(rata, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_new_app_lints_clean_under_strict(rata, tmp_path):
+    assert rata("new", "todo", cwd=tmp_path).exit_code == 0
+    result = rata("mcp", "inspect", "--strict", "--app", str(tmp_path / "todo"))
+    assert result.exit_code == 0, result.output
+    assert "Lint: no findings." in result.stdout
+    assert "lint: 0 errors, 0 warnings, 0 notes" in result.stdout
+
+
 @pytest.mark.subprocess
 def test_the_new_project_works_without_edits(tmp_path):
     """rata new, then rata mcp inspect, rata migrate, the project's own tests, and `<app> --mcp`."""
@@ -85,10 +103,19 @@ def test_the_new_project_works_without_edits(tmp_path):
     assert "applied  0001_create_tasks.sql" in migrated.stdout
 
     on_path = {"PYTHONPATH": str(project), "RATA_HOME": str(tmp_path / "test-home")}
-    tests = run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project, extra=on_path)
-    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    require_chromium()  # the generated window tests skip without Chromium; here they must run
+    tests = run(sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", cwd=project, extra=on_path)
+    assert " passed" in tests.stdout and "failed" not in tests.stdout and "skipped" not in tests.stdout, tests.stdout
 
     server_env = {**env, "PYTHONPATH": str(project)}
     with AgentClient.spawn([sys.executable, "-m", "my_tasks.main", "--mcp"], env=server_env, stderr=subprocess.DEVNULL) as agent:
         assert [tool["name"] for tool in agent.list_tools()] == TOOLS
         assert agent.call("tasks_add", {"title": "Ship it"}).data["id"] == 1  # the database `rata migrate` made
+
+
+def test_a_dangling_link_as_dir_and_a_packaging_tools_name_are_errors_not_tracebacks(rata, tmp_path):
+    (tmp_path / "here").symlink_to(tmp_path / "gone")
+    linked = rata("new", "tasks", "--dir", str(tmp_path / "here"))
+    assert linked.exit_code != 0 and "which does not exist" in linked.output and "Traceback" not in linked.output
+    tool = rata("new", "pip", "--dir", str(tmp_path / "pip"))
+    assert tool.exit_code != 0 and "packaging tool's" in tool.output and not (tmp_path / "pip").exists()

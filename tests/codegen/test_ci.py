@@ -9,7 +9,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rata.codegen.ci import ALL_RULES, Report, escape_data, escape_property, github_commands, sarif_log
+from rata.cleantext import visible
+from rata.codegen.ci import ALL_RULES, Report, escape_data, escape_property, github_commands, sarif_log, shown
 from rata.codegen.lint import RULES
 from rata.codegen.locate import Location
 
@@ -77,15 +78,16 @@ def test_severities_become_error_warning_and_notice_and_a_report_without_a_place
 
 
 @given(st.text())
-def test_any_message_round_trips_through_the_github_escaping(message):
-    assert unescape_data(escape_data(message)) == message
+def test_any_message_round_trips_through_the_github_escaping_with_its_hidden_characters_shown(message):
+    assert unescape_data(escape_data(message)) == shown(message)
+    assert all(visible(char) == char for char in escape_data(message))  # nothing hidden is left raw
     assert "\n" not in escape_data(message) and "\r" not in escape_data(message)
 
 
 @given(st.text())
 def test_any_property_round_trips_and_cannot_add_a_property_or_end_the_head(value):
     escaped = escape_property(value)
-    assert unescape_property(escaped) == value
+    assert unescape_property(escaped) == shown(value)
     assert not set(",:\r\n") & set(escaped)
 
 
@@ -93,7 +95,13 @@ def test_any_property_round_trips_and_cannot_add_a_property_or_end_the_head(valu
 def test_a_whole_command_parses_back_to_its_file_and_message(message, file):
     line = github_commands([Report("name-too-long", "error", message, Location(file, 12))])
     assert line.endswith("\n") and line.count("\n") == 1
-    assert parse_command(line[:-1]) == ("error", {"file": file, "line": "12", "title": "rata name-too-long"}, message)
+    assert parse_command(line[:-1]) == ("error", {"file": shown(file), "line": "12", "title": "rata name-too-long"}, shown(message))
+
+
+def test_a_file_names_escape_and_undecodable_bytes_never_reach_file_raw():
+    name = "evil\x1b[31m\u202e" + b"\xff".decode("utf-8", "surrogateescape") + ".py"
+    line = github_commands([Report("name-too-long", "error", "m", Location(name, 1))])
+    assert line == "::error file=evil\\x1b[31m\\u202e\\udcff.py,line=1,title=rata name-too-long::m\n"
 
 
 def test_a_sarif_log_with_no_reports_is_an_empty_run_the_schema_accepts():

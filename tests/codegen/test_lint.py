@@ -242,4 +242,4 @@ def test_a_tool_returning_a_list_needs_an_integer_bound_with_a_maximum():
         ("not_a_bound", "warning", "/outputSchema"),
         ("wrapped", "warning", "/outputSchema"),
     ]
-    assert found[0].fix == "Add a bound with a maximum: limit: Annotated[int, Field(ge=1, le=500)] = 50."
+    assert found[0].fix == "Add a bound with a maximum: `limit: Annotated[int, Field(ge=1, le=500)] = 50`."

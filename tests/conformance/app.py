@@ -217,8 +217,11 @@ class Color:
 
 @command(can="conformance.tools", read_only=True)
 def test_input_required_result_elicitation(ctx: Ctx) -> str:
-    """Asks the user's name (key user_name), then greets them."""
-    return f"Hello, {ctx.ask(Name, 'What is your name?', key='user_name').require().name}!"
+    """Asks the user's name (key user_name), then greets them.
+
+    The suite's sep-2322-ignore-unexpected-params answers this question before it is asked (no requestState):
+    the question opts in to that (`ahead=True`); without it, rata counts only answers to questions it asked."""
+    return f"Hello, {ctx.ask(Name, 'What is your name?', key='user_name', ahead=True).require().name}!"
 
 
 @command(can="conformance.tools", read_only=True)

@@ -24,9 +24,11 @@ from typing import Any
 
 import pytest
 
+from rata import projectfiles
 from rata.dev_server import budget, database, docs_answer, docs_index, logreader, schema_answer, target, tools, windows
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
+from rata.install.plan import new_project_dev_file
 from rata.testing import AgentClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,7 +198,8 @@ def test_the_bounds_table_is_the_code() -> None:
     )
     assert rows["Files watched for reloading"][0] == "5,000"
     assert "skipping `.git`, `.venv`, `venv`, `node_modules`, `__pycache__`, `build`, `dist` and other hidden folders" in flat(page())
-    assert set(target._SKIP_DIRS) == {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
+    assert {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"} <= projectfiles.SKIP_DIRS
+    assert projectfiles.MAX_WALK_ENTRIES == 50_000 and "the look itself stops after 50,000 folders and files" in flat(page())
 
 
 # --- read-only ---------------------------------------------------------------------------------------
@@ -430,9 +433,9 @@ def crm_project(tmp_path: Path) -> Path:
 @pytest.mark.subprocess
 def test_the_client_configurations_start_the_server_in_the_project(crm_project: Path, tmp_path: Path) -> None:
     config = json.loads((EXAMPLES / ".mcp.json").read_text(encoding="utf-8"))
-    assert config == {"mcpServers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
+    assert config == json.loads(new_project_dev_file()[1])  # the page shows what rata new and install --dev write
     codex = tomllib.loads((EXAMPLES / "codex-config.toml").read_text(encoding="utf-8"))
-    assert codex == {"mcp_servers": {"rata": config["mcpServers"]["rata"]}}
+    assert codex == {"mcp_servers": {"rata": {"command": "rata", "args": ["mcp", "dev"]}}}
     assert config["mcpServers"]["rata"]["args"] == ["mcp", "dev"]
     env = env_for(tmp_path / "home", tmp_path / "cache")
     answers = send([call(1, "app_info"), call(2, "search_docs", {"queries": ["archiving"]})], crm_project / "crm", env)

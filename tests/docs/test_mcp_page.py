@@ -544,10 +544,10 @@ def test_a_surrogate_pair_is_welcome_and_nesting_of_900_levels_is_taken() -> Non
 
 
 def test_an_unwritable_result_is_the_internal_error_the_page_shows() -> None:
-    from rata.mcp.server import SHOWN_CHARS
+    from rata.mcp.wire import SHOWN_CHARS
 
     answer = json.loads(wire.encode(wire.response(7, {"text": "half \udfff"})))
     assert answer["error"]["code"] == -32603
     shown = "`Internal error: the answer could not be written\nas JSON: a string holds a lone surrogate (U+D800 to U+DFFF), which is not Unicode text`"
     assert shown in page() and answer["error"]["message"] == shown.strip("`").replace("\n", " ")
-    assert SHOWN_CHARS == 100 and "| Client text echoed in an error (a method name, the version asked for) | 100 characters |" in page()
+    assert SHOWN_CHARS == 100 and "| Client text echoed in an error (a method name, the version asked for, a tool or prompt name, a URI, a completion argument), message and data | 100 characters |" in page()

@@ -14,7 +14,7 @@ import yaml
 from rata.install import jsonc, merge
 from rata.install import plan as install
 from rata.install.clients import find_client
-from rata.loader import load_app
+from rata.loader import LoadedApp, load_app
 from tests.conftest import CRM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +58,27 @@ def test_dev_runs_rata_mcp_dev_in_the_project(crm):
     launch = install.resolve_launch(crm, dev=True)
     assert launch.command == str(Path(os.path.abspath(sys.executable)).with_name("rata"))
     assert launch.args == ("mcp", "dev") and launch.cwd == str(CRM) and launch.cwd_args == ("--app", str(CRM))
+
+
+def test_dev_in_a_project_file_names_the_project_s_own_environment_relative_to_it(crm, monkeypatch):
+    """The one rule for a committed `.mcp.json`: the environment's rata relative to the project, no path of this machine."""
+    monkeypatch.delenv("RATA_HOME")
+    venv = Path(os.path.abspath(sys.executable)).parent.parent
+    here = LoadedApp(crm.app, crm.target, venv.parent, crm.settings)  # a project that holds the environment rata runs from
+    launch = install.resolve_launch(here, dev=True, in_project=True)
+    assert (launch.command, launch.args, launch.env, launch.cwd) == (f"{venv.name}/bin/rata", ("mcp", "dev"), {}, None)
+    assert install.resolve_launch(crm, dev=True, in_project=True).command == str(venv / "bin" / "rata")  # outside the project: absolute
+    assert plan("claude-code", here, dev=True).entry == {"type": "stdio", "command": f"{venv.name}/bin/rata", "args": ["mcp", "dev"]}
+    assert plan("copilot-cli", here, dev=True).entry["command"] == f"{venv.name}/bin/rata"  # the same .mcp.json
+    codex = plan("codex", here, dev=True).entry  # a client with a working-folder field keeps the absolute command and cwd
+    assert codex["command"] == str(venv / "bin" / "rata") and codex["cwd"] == str(venv.parent)
+
+
+def test_rata_new_writes_the_dev_entry_by_the_same_rule():
+    path, text = install.new_project_dev_file()
+    assert path == ".mcp.json"
+    assert json.loads(text) == {"mcpServers": {"rata": {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}}}
+    assert json.loads(text)["mcpServers"]["rata"] == find_client("claude-code").entry("rata", install.in_project_launch(".venv/bin/rata"))
 
 
 def test_rata_home_is_passed_on_only_when_set(crm, monkeypatch):
@@ -166,10 +187,13 @@ def test_user_scope_only_clients_refuse_to_write(crm, tmp_path, key):
 def test_codex_merge_keeps_comments_and_other_tables_and_replaces_the_entry(crm, tmp_path):
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
-    path.write_text('# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "old"\n\n[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n')
+    path.write_text(
+        '# my codex config\nmodel = "o5"\n\n[mcp_servers.crm]\ncommand = "crm-before-replace"\n\n'
+        '[mcp_servers.crm.env]\nX = "1"\n\n[mcp_servers.other]\ncommand = "x" # keep\n'
+    )
     assert write("codex", crm, tmp_path, replace=True).status == install.UPDATED
     text = path.read_text()
-    assert "# my codex config" in text and 'command = "x" # keep' in text and "old" not in text
+    assert "# my codex config" in text and 'command = "x" # keep' in text and "crm-before-replace" not in text
     data = tomllib.loads(text)
     assert data["model"] == "o5" and data["mcp_servers"]["other"] == {"command": "x"}
     assert data["mcp_servers"]["crm"]["args"] == ["--mcp"] and data["mcp_servers"]["crm"]["env"]["X"] == "1"  # the user's variable is kept

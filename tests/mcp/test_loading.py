@@ -196,12 +196,41 @@ def test_an_app_that_fails_to_load_still_lists_and_every_call_says_why(crm, reco
         gate.open()
         assert loading.wait(10)
         assert len(client.list_tools()) == 4
-        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
-    assert answer["error"]["code"] == wire.INTERNAL_ERROR
-    assert answer["error"]["message"] == (
-        "The app could not be loaded, so tools/call cannot run: RuntimeError: the database driver is missing. Fix the app and restart the server."
-    )
-    assert "crm: the app failed to load (RuntimeError: the database driver is missing)" in capsys.readouterr().err
+        called = client.call("customers_index")
+        read = client.request_raw("resources/read", {"uri": "app://customers_index"})
+    said = "The app could not be loaded, so tools/call cannot run: RuntimeError: the database driver is missing. Fix the app and restart the server."
+    assert called.is_error and called.text == said  # a tool's failure is a result the model reads
+    assert read["error"]["code"] == wire.INTERNAL_ERROR
+    assert read["error"]["message"] == said.replace("tools/call", "resources/read")
+    said_on_stderr = "crm: the app failed to load, and each request that needs it gets this error: RuntimeError: the database driver is missing\n"
+    assert said_on_stderr in capsys.readouterr().err
+
+
+def test_requests_pending_when_the_import_fails_each_get_its_methods_error_naming_the_failure_and_the_fix(crm, recorded):
+    from rata.loader import IMPORT_FIX, import_failure
+
+    try:
+        raise ImportError("cannot import name 'Settings' from 'crm.config'")
+    except ImportError as error:
+        failure = import_failure(REF, error)
+    gate = Gate(crm, failure=failure)
+    client, loading = connect(recorded, gate, "modern")
+    with client:
+        reading = {"uri": "app://customers_index"}
+        pending = [in_background(lambda: client.call("customers_index")), in_background(lambda: client.request_raw("resources/read", reading))]
+        for thread, box in pending:
+            thread.join(0.3)
+            assert box == []  # waiting for the app
+        gate.open()
+        for thread, _ in pending:
+            thread.join(10)
+        tool_answer, read_answer = pending[0][1][0], pending[1][1][0]
+        later = client.call("customers_index")
+    said = f"The app could not be loaded, so tools/call cannot run: Importing the app {REF!r} failed: ImportError: cannot import name 'Settings'"
+    assert tool_answer.is_error and tool_answer.text.startswith(said) and tool_answer.text.endswith(IMPORT_FIX)
+    assert later.is_error and later.text == tool_answer.text
+    assert read_answer["error"]["code"] == wire.INTERNAL_ERROR
+    assert read_answer["error"]["message"] == tool_answer.text.replace("tools/call", "resources/read")
 
 
 def test_a_load_failure_whose_message_is_not_unicode_text_still_reaches_the_client(crm, recorded):
@@ -210,9 +239,8 @@ def test_a_load_failure_whose_message_is_not_unicode_text_still_reaches_the_clie
     with client:
         gate.open()
         assert loading.wait(10)
-        answer = client.request_raw("tools/call", {"name": "customers_index", "arguments": {}})
-    assert answer["error"]["code"] == wire.INTERNAL_ERROR
-    assert "RuntimeError: bad byte \\udcff in the config" in answer["error"]["message"]
+        called = client.call("customers_index")
+    assert called.is_error and "RuntimeError: bad byte \\udcff in the config" in called.text
 
 
 def test_loading_gives_the_answering_thread_the_interpreter_back_quickly_then_restores_it(crm, recorded):

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from rata.mcp import wire
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
 from tests.mcp.peers import TOOL_NAMES, crm_command
@@ -93,12 +92,12 @@ def test_an_app_that_fails_to_load_after_a_good_start_still_lists_and_says_why(n
     client = run(notes, stderr=subprocess.PIPE, NOTES_FAIL="1")
     with client:
         assert [tool["name"] for tool in client.list_tools()] == ["notes_count"]
-        answer = client.request_raw("tools/call", {"name": "notes_count", "arguments": {}})
+        called = client.call("notes_count")
     with client._process.stderr as stderr:
         said = stderr.read().decode()
-    assert answer["error"]["code"] == wire.INTERNAL_ERROR
-    assert "RuntimeError: NOTES_FAIL is set" in answer["error"]["message"]
-    assert "notes: the app failed to load (RuntimeError: NOTES_FAIL is set)" in said
+    assert called.is_error and "RuntimeError: NOTES_FAIL is set" in called.text
+    assert "notes: the app failed to load, and each request that needs it gets this error: " in said
+    assert "Importing the app 'startup_notes.app:app' failed: RuntimeError: NOTES_FAIL is set" in said
 
 
 def test_editing_the_app_makes_the_next_start_load_it_first(notes):

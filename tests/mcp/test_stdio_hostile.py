@@ -153,3 +153,30 @@ def test_eof_ends_the_process_after_the_grace_even_if_a_call_never_returns_and_t
     [answer] = server.finish(within=15)
     assert time.monotonic() - started < 12
     assert answer["id"] == 1 and answer["error"]["code"] == wire.INTERNAL_ERROR and "stopped before tools/call finished" in answer["error"]["message"]
+
+
+def request(id: str, method: str, params: dict) -> bytes:
+    return line({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": META, **params}})
+
+
+def test_client_text_of_a_megabyte_and_a_half_is_echoed_cut_to_a_hundred_characters_in_every_error(crm_home):  # noqa: F811 - the fixture
+    """A name, URI or argument a client made huge comes back cut (message and data), never whole: the answer stays small."""
+    huge = "x" * 1_500_000
+    template = {"type": "ref/resource", "uri": "app://customers_show/{id}"}
+    asked = {
+        "tool name": request("tool name", "tools/call", {"name": huge, "arguments": {}}),
+        "prompt name": request("prompt name", "prompts/get", {"name": huge}),
+        "completion prompt": request("completion prompt", "completion/complete", {"ref": {"type": "ref/prompt", "name": huge}, "argument": {"name": "a", "value": ""}}),
+        "completion uri": request("completion uri", "completion/complete", {"ref": {"type": "ref/resource", "uri": huge}, "argument": {"name": "a", "value": ""}}),
+        "completion ref type": request("completion ref type", "completion/complete", {"ref": {"type": huge}, "argument": {"name": "a", "value": ""}}),
+        "completion argument": request("completion argument", "completion/complete", {"ref": template, "argument": {"name": huge, "value": ""}}),
+        "resource uri": request("resource uri", "resources/read", {"uri": "app://" + huge}),
+    }
+    answers, _ = serve_crm(crm_home, b"".join(asked.values()) + FOLLOW_UPS)
+    by_id = {answer.get("id"): answer for answer in answers}
+    for name in asked:
+        error = by_id[name]["error"]
+        assert error["code"] == wire.INVALID_PARAMS, (name, error)
+        assert len(json.dumps(by_id[name])) < 1_000, name
+        assert "x" * 90 + "..." in json.dumps(error) and "x" * 101 not in json.dumps(error), name
+    assert [("result" in by_id[follow], by_id[follow].get("error")) for follow in ("list", "call")] == [(True, None)] * 2

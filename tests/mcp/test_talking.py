@@ -612,6 +612,11 @@ def named_app(tmp_path: Path) -> App:
         return f"Hello, {answer.value.name}!" if answer.accepted else "Hello, stranger!"
 
     @command(can="p.run")
+    def greet_ahead(ctx: Ctx) -> str:
+        answer = ctx.ask(Name, "What is your name?", key="user_name", ahead=True)
+        return f"Hello, {answer.value.name}!" if answer.accepted else "Hello, stranger!"
+
+    @command(can="p.run")
     def whatever(ctx: Ctx) -> list[str]:
         """Ask only what the client can answer."""
         asked = []
@@ -628,7 +633,7 @@ def named_app(tmp_path: Path) -> App:
         ctx.ask_all(Question(Name, "A?", key="same"), Question(Name, "B?", key="same"))
         return "unreachable"
 
-    made = App("named", identifier="com.example.named").commands(greet, whatever, twice).mcp(Mcp().allow_abilities(["p.run"]))
+    made = App("named", identifier="com.example.named").commands(greet, greet_ahead, whatever, twice).mcp(Mcp().allow_abilities(["p.run"]))
     made.folder = tmp_path / "named"
     return made
 
@@ -644,15 +649,29 @@ def test_a_question_may_name_its_key(tmp_path: Path):
     assert done["content"][0]["text"] == "Hello, Alice!"
 
 
-def test_answers_sent_before_any_question_are_taken_and_extra_keys_ignored(tmp_path: Path):
+def test_answers_sent_before_any_question_count_for_nothing_unless_the_question_takes_them_ahead(tmp_path: Path):
+    """A client cannot answer a question this server did not ask in this call (no requestState): it is asked."""
+    with AgentClient(named_app(tmp_path)) as agent:
+        asked = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": {"user_name": ALICE}})
+        assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == ["user_name"]
+        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": {"user_name": ALICE}, "requestState": asked["requestState"]})
+        assert done["content"][0]["text"] == "Hello, Alice!"
+
+
+def test_a_question_that_takes_answers_ahead_takes_them_and_ignores_extra_keys(tmp_path: Path):
     extra = {"user_name": ALICE, "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}}}
     with AgentClient(named_app(tmp_path)) as agent:
-        done = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": extra})
+        done = agent.request("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": extra})
         assert done["content"][0]["text"] == "Hello, Alice!"
         for wrong in ({"user_name": 12345}, {"wrong_key": ALICE}, {"user_name": {"action": "accept", "content": {"name": 5}}}):
-            again = agent.request("tools/call", {"name": "greet", "arguments": {}, "inputResponses": wrong})
+            again = agent.request("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": wrong})
             assert again["resultType"] == "input_required" and list(again["inputRequests"]) == ["user_name"]
-        assert agent.request_raw("tools/call", {"name": "greet", "arguments": {}, "inputResponses": None})["result"]["resultType"] == "input_required"
+        assert agent.request_raw("tools/call", {"name": "greet_ahead", "arguments": {}, "inputResponses": None})["result"]["resultType"] == "input_required"
+
+
+def test_taking_answers_ahead_needs_the_questions_key():
+    with pytest.raises(ValueError, match="ahead=True needs key="):
+        Question(Name, "Name?", ahead=True)
 
 
 def test_a_confirmation_is_never_taken_without_its_state(app):
@@ -860,3 +879,42 @@ def test_sampling_params_carry_images_and_refuse_what_a_request_cannot_carry():
         Message(image=b"x")
     with pytest.raises(ValueError, match="exactly one of text= and image="):
         Message("x", image=b"y", mime_type="image/png")
+
+
+# --- roots are local file:// URIs, refused whole otherwise ---------------------------------------------------------------
+
+HOSTILE_ROOTS = ["../x", "javascript:alert(1)", "\u202efile:///x", "file:///../../etc/passwd", "file:///a/%2E%2E/b", "file://evil.example/x",
+                 "file:///x?q", "file:///x#f", "file:///a%00b", "file:///%FF", "https://x/y", "file:///x y"]
+
+
+@pytest.mark.parametrize("uri", HOSTILE_ROOTS)
+def test_a_root_that_is_no_local_file_uri_never_reaches_the_command(app, era, uri):
+    """The whole answer is malformed: asked again (up to 3 times in the 2025 era, then the call fails; each round in 2026-07-28)."""
+    with AgentClient(app, era=era, roots=[{"uri": "file:///home/ada/project"}, {"uri": uri}]) as agent:
+        if era == "legacy":
+            result = agent.call("folders")
+            assert result.is_error and "did not fit what was asked 3 times" in result.text
+        else:
+            with pytest.raises(AssertionError, match="kept asking for input"):
+                agent.call("folders")
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [("file:///home/ada/my%20project", "/home/ada/my project"), ("file://localhost/srv", "/srv"), ("file:///C:/Users/ada", "C:/Users/ada"), ("FILE:///x", "/x")],
+)
+def test_a_roots_path_is_its_local_folder_percent_decoded(uri, path):
+    from pathlib import Path
+
+    (root,) = read_roots({"roots": [{"uri": uri}]})
+    assert root.path == Path(path)
+
+
+@given(st.text(max_size=60), st.text(alphabet="/.%2Ea-z:", max_size=30))
+def test_any_root_a_client_sends_is_refused_or_names_an_absolute_path_without_dot_segments(text, tail):
+    for uri in (text, "file://" + text, "file:///" + tail):
+        roots = read_roots({"roots": [{"uri": uri}]})
+        if roots is not None:
+            path = roots[0].path
+            assert path.is_absolute() or path.as_posix()[1:3] == ":/"
+            assert ".." not in path.parts and "\x00" not in str(path)

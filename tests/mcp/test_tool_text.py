@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rata import App, Ctx, Mcp, command
 from rata.errors import CodegenError
@@ -144,3 +146,30 @@ def test_a_real_server_sends_the_commands_text_in_both_eras(era, rata_home, tmp_
     assert result.text == "0 | row 0\n1 | row 1"
     assert result.data == ([{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}] if era == "modern" else {"result": [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}]})
     assert broken.is_error and "its text= function raised ValueError" in broken.text
+
+
+HIDDEN = "\x1b[2J\x07\u202eevil\u200b\U000e0041\u2028done"
+
+
+@command(can="rows.view", read_only=True, text=lambda name: f"name: {name}")
+def rows_named(ctx: Ctx, name: str) -> str:
+    """Echo a name back."""
+    return name
+
+
+def test_a_text_functions_hidden_characters_never_reach_the_model_and_structured_content_keeps_the_value():
+    app = App("rows", "dev.rata.rows").commands(rows_named).mcp(Mcp().allow_abilities(["rows.*"]))
+    with AgentClient(app) as agent:
+        result = agent.call("rows_named", {"name": HIDDEN})
+    assert result.raw["content"] == [{"type": "text", "text": "name: [2Jevil\ndone"}]
+    assert result.raw["structuredContent"] == HIDDEN
+
+
+@given(st.text(max_size=200))
+def test_whatever_a_text_function_returns_the_model_reads_it_cleaned(text):
+    from rata.cleantext import clean_text
+
+    app = App("rows", "dev.rata.rows").commands(rows_named).mcp(Mcp().allow_abilities(["rows.*"]))
+    with AgentClient(app) as agent:
+        result = agent.call("rows_named", {"name": text})
+    assert result.raw["content"][0]["text"] == clean_text(f"name: {text}")

@@ -14,10 +14,10 @@ from rata.errors import ConfigError
 from rata.shipping.bundle_files import (
     IGNORED,
     BundleFile,
+    Ignore,
     bundle_files,
     bundle_name,
     entry_script,
-    ignored_path,
     other_dependencies,
     read_ignore_file,
     write_bundle,
@@ -47,8 +47,12 @@ def project(tmp_path: Path, layout: str = "") -> Path:
     return root
 
 
+def selected(root: Path, tmp_path: Path):
+    return bundle_files(read_project(root / "pyproject.toml"), "{}\n", "notes", work=tmp_path / "work")
+
+
 def names(root: Path, tmp_path: Path) -> list[str]:
-    return [item.name for item in bundle_files(read_project(root / "pyproject.toml"), "{}\n", "notes", work=tmp_path / "work")]
+    return [item.name for item in selected(root, tmp_path).files]
 
 
 def test_the_bundle_holds_the_manifest_the_entry_the_app_package_and_rata(tmp_path):
@@ -93,24 +97,85 @@ def test_rata_itself_is_not_a_dependency_to_install():
         ("notes/data/notes.db", True),
         ("notes/notes.sqlite-wal", True),
         ("notes/debug.log", True),
+        ("notes/data/logs/notes.log.3", True),
+        ("notes/data/instance.token", True),
+        ("notes/data/mcp.sock", True),
         ("notes/.env.local", True),
         ("notes/app.py", False),
         ("notes/frontend/index.html", False),
         ("notes/environment.py", False),
+        ("notes/catalog.py", False),
     ],
 )
 def test_caches_version_control_venvs_app_data_and_logs_are_left_out(path, left_out):
-    assert ignored_path(PurePosixPath(path), IGNORED) is left_out
+    assert (Ignore(IGNORED).why(PurePosixPath(path)) is not None) is left_out
 
 
-def test_mcpbignore_names_files_folders_and_paths(tmp_path):
-    (tmp_path / ".mcpbignore").write_text("# comment\n\n*.md\n/notes/drafts/\nnotes/frontend/dev.js\n", encoding="utf-8")
-    patterns = read_ignore_file(tmp_path)
-    assert patterns == ("*.md", "notes/drafts", "notes/frontend/dev.js")
-    assert ignored_path(PurePosixPath("notes/README.md"), patterns)
-    assert ignored_path(PurePosixPath("notes/drafts/one.txt"), patterns)
-    assert ignored_path(PurePosixPath("notes/frontend/dev.js"), patterns)
-    assert not ignored_path(PurePosixPath("notes/frontend/app.js"), patterns)
+def test_mcpbignore_has_gitignores_rules(tmp_path):
+    (tmp_path / ".mcpbignore").write_text("# comment\n\n*.md\n!KEEP.md\n/notes/drafts/\nnotes/**/dev.js\n/top.txt\n", encoding="utf-8")
+    ignore = Ignore(IGNORED, read_ignore_file(tmp_path))
+    left_out = {path: ignore.why(PurePosixPath(path)) is not None for path in (
+        "notes/README.md", "notes/KEEP.md", "notes/drafts/one.txt", "notes/frontend/deep/dev.js", "notes/frontend/app.js", "top.txt", "notes/top.txt",
+    )}  # fmt: skip
+    assert left_out == {
+        "notes/README.md": True, "notes/KEEP.md": False, "notes/drafts/one.txt": True, "notes/frontend/deep/dev.js": True,
+        "notes/frontend/app.js": False, "top.txt": True, "notes/top.txt": False,
+    }  # fmt: skip
+    assert ignore.why(PurePosixPath("notes/drafts"), folder=True) == "ignored"
+
+
+def test_a_negation_in_mcpbignore_never_brings_back_rata_data():
+    ignore = Ignore(IGNORED, ("!instance.token", "!*.db", "!*.log.1"), secrets=True)
+    assert {ignore.why(PurePosixPath(path)) for path in ("notes/instance.token", "notes/app.db", "notes/logs/app.log.1")} == {"ignored"}
+
+
+SECRET_LOOKING = ["notes/server.pem", "notes/tls/site.key", "notes/id_ed25519", "notes/.npmrc", "notes/.netrc", "notes/.envrc", "notes/prod.env", "notes/secrets.toml"]
+
+
+def test_files_that_look_secret_are_left_out_and_named_in_one_warning_and_a_negation_brings_one_back(tmp_path):
+    root = project(tmp_path)
+    for name in SECRET_LOOKING:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("secret", encoding="utf-8")
+    found = selected(root, tmp_path)
+    assert not {f"server/lib/{name}" for name in SECRET_LOOKING} & {item.name for item in found.files}
+    (warning,) = found.warnings
+    assert warning.startswith(f"left out {len(SECRET_LOOKING)} file(s) that look secret: ") and all(name in warning for name in SECRET_LOOKING)
+    assert "!NAME in .mcpbignore" in warning
+    (root / ".mcpbignore").write_text("!notes/secrets.toml\n", encoding="utf-8")
+    again = selected(root, tmp_path)
+    assert "server/lib/notes/secrets.toml" in {item.name for item in again.files} and "secrets.toml" not in again.warnings[0]
+
+
+def test_an_app_data_folder_inside_the_package_is_left_out_whole_with_its_token_and_rotated_logs(tmp_path):
+    """RATA_HOME=./notes/data: the per-install key behind the endpoint HMAC and requestState signing must never ship."""
+    root = project(tmp_path)
+    data = root / "notes" / "data"
+    (data / "logs").mkdir(parents=True)
+    for name in ("instance.token", "app.db", "app.db-wal", "confirm.db", "mcp.manifest.json", "logs/notes.log", "logs/notes.log.1"):
+        (data / name).write_text("x", encoding="utf-8")
+    found = selected(root, tmp_path)
+    assert not [item.name for item in found.files if "/data/" in item.name]
+    (warning,) = found.warnings
+    assert warning.startswith("left out notes/data/: it is an app's data folder") and "RATA_HOME" in warning
+
+
+@st.composite
+def trees(draw) -> list[str]:
+    part = st.sampled_from(["a", "b", "id_rsa", "x.pem", "secrets.yml", ".npmrc", "app.py", "instance.token", "n.log.2", "data", "k.key", "ok.txt"])
+    return draw(st.lists(st.lists(part, min_size=1, max_size=3).map("/".join), min_size=1, max_size=8, unique=True))
+
+
+@given(trees(), st.lists(st.sampled_from(["*.txt", "!ok.txt", "/notes/a", "**/b", "!*.pem", "data/", "!id_rsa"]), max_size=4))
+def test_no_selection_ever_bundles_the_token_or_a_secret_looking_file_it_did_not_name(paths, lines):
+    ignore = Ignore(IGNORED, tuple(lines), secrets=True)
+    for path in paths:
+        relative = PurePosixPath("notes") / path
+        why = ignore.why(relative)
+        if any(part in ("instance.token", "n.log.2") for part in relative.parts):
+            assert why == "ignored"
+        if why is None and any(part.endswith((".pem", ".key")) or part in ("id_rsa", "secrets.yml", ".npmrc") for part in relative.parts):
+            assert any(line.startswith("!") for line in lines)  # only a negation the user wrote brings one back
 
 
 def test_an_unreadable_mcpbignore_is_a_config_error(tmp_path):

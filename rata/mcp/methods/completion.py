@@ -46,7 +46,7 @@ def complete(ctx: Completable, call: Call) -> dict[str, Any]:
     param = next((p for p in spec.params if p.name == argument["name"]), None)
     if param is None:
         known = ", ".join(p.name for p in spec.params) or "none"
-        raise McpError(wire.INVALID_PARAMS, f"Invalid params: {name} has no argument {argument['name']!r} (its arguments: {known})")
+        raise McpError(wire.INVALID_PARAMS, f"Invalid params: {name} has no argument {wire.shown(argument['name'])!r} (its arguments: {known})")
     values = completion(ctx.app, name, spec, param, argument["value"], others, Origin.agent(call.client_name))
     return {"completion": values}
 
@@ -70,7 +70,7 @@ def _target(ctx: Completable, ref: dict[str, Any]) -> tuple[str, Any]:
         if template is not None and declared is not None and declared.spec is not None:  # a declared function template
             return uri, declared.spec
         if template is None or template["name"] not in ctx.app.specs:
-            raise McpError(wire.INVALID_PARAMS, f"Invalid params: unknown resource template {uri}", {"uri": uri})
+            raise McpError(wire.INVALID_PARAMS, f"Invalid params: unknown resource template {wire.shown(uri)}", {"uri": wire.shown(uri)})
         return template["name"], ctx.app.specs[template["name"]]
-    raise McpError(wire.INVALID_PARAMS, f'Invalid params: unknown ref type {kind!r} (expected "ref/prompt" or "ref/resource")')
+    raise McpError(wire.INVALID_PARAMS, f'Invalid params: unknown ref type {wire.shown(kind)!r} (expected "ref/prompt" or "ref/resource")')
 

@@ -56,12 +56,12 @@ def text_arguments(arguments: Any, key: str) -> dict[str, str]:
         raise McpError(wire.INVALID_PARAMS, f'Invalid params: "{key}" must be an object of strings')
     for name, value in arguments.items():
         if not isinstance(value, str):
-            raise McpError(wire.INVALID_PARAMS, f'Invalid params: argument "{name}" must be a string (MCP passes prompt arguments as text)')
+            raise McpError(wire.INVALID_PARAMS, f'Invalid params: argument "{wire.shown(name)}" must be a string (MCP passes prompt arguments as text)')
     return arguments
 
 
 def unknown_prompt(name: str) -> McpError:
-    return McpError(wire.INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
+    return McpError(wire.INVALID_PARAMS, f"Unknown prompt: {wire.shown(name)}", {"name": wire.shown(name)})
 
 
 def get_prompt(ctx: PromptHost, call: Call) -> dict[str, Any]:

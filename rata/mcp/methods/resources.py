@@ -49,7 +49,7 @@ class Readable(Protocol):
 
 
 def not_found(uri: Any, version: Version, reason: str | None = None) -> McpError:
-    data = {"uri": uri} if reason is None else {"uri": uri, "reason": reason}
+    data = {"uri": wire.shown(uri)} if reason is None else {"uri": wire.shown(uri), "reason": reason}
     return McpError(version.resource_not_found, "Resource not found", data)
 
 
@@ -110,10 +110,10 @@ def _read_command(ctx: Readable, call: Call, uri: str, command: str, values: dic
     except ValidationErrors as errors:  # the command refused the value itself: no such row
         raise not_found(uri, call.version, errors.summary()) from None
     except DatabaseNotReadyError as error:  # logged once, when the app started (rata.upgrade)
-        raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {error}") from None
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {error}") from None
     except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log
         log.exception("reading %s failed", uri)
-        raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {str(error).strip() or type(error).__name__}") from None
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {str(error).strip() or type(error).__name__}") from None
     content = {"uri": uri, "mimeType": "application/json", "text": json.dumps(value, ensure_ascii=False)}
     # Live data: stale at once, and it is this user's data.
     return {"contents": [content], "ttlMs": 0, "cacheScope": "private"}
@@ -126,9 +126,9 @@ def _check(ctx: Readable, spec: Any, arguments: dict[str, Any], uri: str) -> Non
     except ValidationErrors as errors:
         raise McpError(
             wire.INVALID_PARAMS,
-            f"Invalid params: {uri} holds a value its template cannot take: {errors.summary()}. "
+            f"Invalid params: {wire.shown(uri)} holds a value its template cannot take: {errors.summary()}. "
             "Write each value in the URI as its text (42, true, a string), percent-encoded.",
-            {"uri": uri, "errors": errors.to_dict()},
+            {"uri": wire.shown(uri), "errors": errors.to_dict()},
         ) from None
 
 
@@ -150,12 +150,12 @@ def _read_declared(ctx: Readable, call: Call, uri: str, item: Resource, values: 
     except (ResourceError, RataError) as error:
         if not isinstance(error, DatabaseNotReadyError):  # that one was logged once, when the app started (rata.upgrade)
             log.info("reading %s failed: %s", uri, error)
-        raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {error}") from None
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {error}") from None
     except McpError:
         raise
     except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log
         log.exception("reading %s failed", uri)
-        raise McpError(wire.INTERNAL_ERROR, f"Reading {uri} failed: {str(error).strip() or type(error).__name__}") from None
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {str(error).strip() or type(error).__name__}") from None
     finally:
         channel.close()
     entry: dict[str, Any] = {"uri": uri, "mimeType": item.mime_type}

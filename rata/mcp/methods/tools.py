@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from rata import tokens
 from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
+from rata.cleantext import clean_text
 from rata.context import Ctx
 from rata.dispatch import CommandRequest, Origin
 from rata.errors import DatabaseNotReadyError, RataError
@@ -73,7 +74,7 @@ def call_tool(ctx: ToolHost, call: Call) -> dict[str, Any]:
     index = ctx.index  # the one surface this call sees, whatever a refresh does meanwhile
     tool = index.tools.get(name)
     if tool is None:
-        raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {name}")
+        raise McpError(wire.INVALID_PARAMS, f"Unknown tool: {wire.shown(name)}")
     spec = index.specs[name]
     client = call.client_name
     started = time.perf_counter()
@@ -277,11 +278,11 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
 
 
 def _own_text(text: Any, value: Any) -> str:
-    """A command's own text for `value` (its JSON, as `structuredContent` carries it); a TypeError when it is not a str."""
+    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a str."""
     shown = text(value)
     if shown.__class__ is not str:
         raise TypeError(f"it returned {type(shown).__name__}, not str: return the text a model reads")
-    return shown  # type: ignore[no-any-return]
+    return clean_text(shown)  # as a prompt's text: no ESC, BEL, bidi overrides or zero-width characters reach the model
 
 
 def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:

@@ -44,13 +44,14 @@ def _find(ctx: Ctx, id: int) -> Task:
 
 
 @command(can="tasks.view", live=True)
-def tasks_list(ctx: Ctx, include_done: bool = False) -> list[Task]:
+def tasks_list(ctx: Ctx, include_done: bool = False, limit: Annotated[int, Field(ge=1, le=500)] = 100) -> list[Task]:
     """List the tasks, oldest first.
 
     Args:
         include_done: Also list the tasks that are done.
+        limit: How many tasks to return at most.
     """
-    rows = ctx.db.execute("SELECT * FROM tasks WHERE done = 0 OR ? ORDER BY id", (include_done,))
+    rows = ctx.db.execute("SELECT * FROM tasks WHERE done = 0 OR ? ORDER BY id LIMIT ?", (include_done, limit))
     return [_task(row) for row in rows]
 
 

@@ -1,0 +1,6 @@
+-- The shop's one table.
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    stock INTEGER NOT NULL DEFAULT 0
+);
