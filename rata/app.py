@@ -21,7 +21,7 @@ from rata.context import Ctx
 from rata.convert import Invalid, Mismatch, from_json_fields, to_json
 from rata.db import Database, UnitOfWork
 from rata.dispatch import CommandRequest, Middleware, Origin
-from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, ResultError, UnknownCommandError
+from rata.errors import CodegenError, ConfirmationRequiredError, ForbiddenError, MigrationError, ResultError, UnknownCommandError
 from rata.events import Events
 from rata.folder import AppFolder, default_location
 from rata.live import LiveRegistry
@@ -130,6 +130,7 @@ class App:
         *,
         description: str = "",
         root: str | Path | None = None,
+        migrate_on_start: bool = True,
     ) -> None:
         self.name = name
         self.identifier = identifier
@@ -152,6 +153,10 @@ class App:
         self.events = Events()
         self.live = LiveRegistry()
         self._database = Database(lambda: self.folder)
+        self.migrate_on_start = migrate_on_start
+        """Apply pending migrations whenever the app starts (`rata.upgrade`); False leaves that to `rata migrate` / ``--migrate``."""
+        self.database_problem: MigrationError | None = None
+        """Why the database could not be brought up to date when the app started: every call answers it (`rata.upgrade.refusal`)."""
         self._folder: AppFolder | None = None
         self._default_folder: tuple[str | None, AppFolder] | None = None
         self._surface_listeners: list[Callable[[], None]] = []
@@ -303,6 +308,11 @@ class App:
     def migrations_dir(self) -> Path:
         return self.root / "migrations"
 
+    @property
+    def migrations_where(self) -> str:
+        """`migrations_dir` as a string, made without pathlib (a server's start-up path: `rata.upgrade.on_start`)."""
+        return os.path.join(os.fspath(self._root), "migrations")
+
     def database(self) -> sqlite3.Connection:
         """This thread's connection to the app's SQLite database."""
         return self._database.connection()
@@ -320,10 +330,12 @@ class App:
         self._database.close()
 
     def migrate(self) -> Any:
-        """Apply pending migrations; returns a `MigrateReport`."""
-        from rata.migrations import migrate
+        """Apply pending migrations under the folder's lock, after keeping a copy of the data (`rata.upgrade.upgrade`); returns a `MigrateReport`."""
+        from rata.upgrade import upgrade
 
-        return migrate(self.database(), self.migrations_dir)
+        report = upgrade(self)
+        self.database_problem = None
+        return report
 
     # --- calling ---
 
@@ -402,6 +414,8 @@ class App:
         return self.through_middleware(request, innermost)
 
     def _execute(self, spec: CommandSpec, request: CommandRequest) -> Any:
+        if self.database_problem is not None:
+            self._refuse_call()
         sync_logging()  # a logging configuration waiting for `logging` applies before the command can log
         kwargs = self.arguments(spec, request.args)
         with UnitOfWork(self._database) as work:
@@ -415,6 +429,13 @@ class App:
         if work.changed:
             self.live.changed(work.changed)
         return value
+
+    def _refuse_call(self) -> None:
+        from rata.upgrade import refusal
+
+        error = refusal(self)
+        if error is not None:
+            raise error
 
     def _run(self, spec: CommandSpec, request: CommandRequest) -> Any:
         value = self._execute(spec, request)

@@ -41,6 +41,34 @@ class MigrationError(RataError):
     """A migration file is malformed or failed to apply."""
 
 
+class MigrationFailedError(MigrationError):
+    """A migration failed and was rolled back; the ones before it in the same run stay applied."""
+
+    def __init__(self, migration: str, said: str, applied: list[str], *, backup: object = None) -> None:
+        before = f" Applied before it in this run: {', '.join(applied)}." if applied else ""
+        copy = f" A copy of the database from before this run is at {str(backup)!r}." if backup else ""
+        super().__init__(
+            f"Migration {migration!r} failed: {said}. Nothing of it was applied; the database is as it was before it.{before}{copy}",
+            hint="Fix the SQL and run the migration again; migrations run inside a transaction, so leave out BEGIN and COMMIT.",
+        )
+        self.migration = migration
+        self.said = said
+        self.applied = applied
+        self.backup = backup
+
+
+class DatabaseNewerError(MigrationError):
+    """The database has a migration applied that the app does not have: it was written by a newer version of the app."""
+
+
+class MigrationsPendingError(MigrationError):
+    """The database has pending migrations and the app does not apply them when it starts."""
+
+
+class DatabaseNotReadyError(MigrationError):
+    """A call refused because the app's database could not be brought up to date when the app started."""
+
+
 class DispatchError(RataError):
     """A command request could not be dispatched (unknown command, refused, bad result)."""
 

@@ -315,6 +315,7 @@ _pending_files: dict[str, JsonLinesFile | None] = {}
 _files: dict[str, JsonLinesFile] = {}
 _classes: dict[str, type] = {}
 _lock = threading.Lock()
+_syncing = threading.Lock()  # held while a waiting configuration is applied (`sync`)
 
 
 def _build_classes() -> dict[str, type]:
@@ -398,14 +399,20 @@ def _attach(logger_name: str, file: JsonLinesFile, level: int) -> logging.Handle
 
 
 def sync() -> None:
-    """Apply a waiting configuration once `logging` has been imported (cheap when there is none)."""
-    if _pending and "logging" in sys.modules:
-        with _lock:
-            pending = list(_pending.items())
-            _pending.clear()
-            _pending_files.clear()
-        for name, (file, level) in pending:
-            _attach(name, file, level)
+    """Apply a waiting configuration once `logging` has been imported (cheap when there is none).
+
+    A thread that comes while another applies it waits until the handlers are attached: returning
+    at once, it could log before they are, and its record would go to `logging`'s last resort
+    (stderr) instead of the file (two threads' first records at once: the app loading on its thread
+    while a request is answered)."""
+    if (_pending or _syncing.locked()) and "logging" in sys.modules:
+        with _syncing:
+            with _lock:
+                pending = list(_pending.items())
+                _pending.clear()
+                _pending_files.clear()
+            for name, (file, level) in pending:
+                _attach(name, file, level)
 
 
 def get_logger(name: str) -> logging.Logger:

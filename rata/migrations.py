@@ -18,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from rata.errors import MigrationError
+from rata.errors import MigrationError, MigrationFailedError
 
 FILE_NAME = re.compile(r"^(\d+)_([A-Za-z0-9_]+)\.sql$")
 TABLE = "rata_migrations"
@@ -56,6 +56,8 @@ class MigrationStatus:
 class MigrateReport:
     applied: list[Migration]
     statuses: list[MigrationStatus]
+    backup: Path | None = None
+    """The copy of the database kept before this run changed it (`rata.upgrade`), if one was."""
 
     @property
     def changed(self) -> list[MigrationStatus]:
@@ -91,9 +93,25 @@ def discover(directory: Path) -> list[Migration]:
                 f"Two migrations share the number {version}: {found[version].filename!r} and {path.name!r}.",
                 hint="Give one of them the next free number.",
             )
-        text = path.read_text(encoding="utf-8")
-        found[version] = Migration(version, match.group(2), path, checksum(text))
+        found[version] = Migration(version, match.group(2), path, checksum(read_text(path)))
     return [found[v] for v in sorted(found)]
+
+
+def read_text(path: Path) -> str:
+    """A migration file's SQL; a file that is not UTF-8 text is a `MigrationError` naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise MigrationError(
+            f"The migration file {path.name!r} is not UTF-8 text (byte {error.start}).", hint="Save it as UTF-8."
+        ) from None
+    except OSError as error:
+        raise MigrationError(f"The migration file {path.name!r} cannot be read: {error.strerror or error}.", hint="Check its permissions.") from None
+
+
+def applied_versions(conn: sqlite3.Connection) -> dict[int, str]:
+    """The recorded migrations (version -> name), read without writing anything."""
+    return {version: row[0] for version, row in _applied(conn).items()}
 
 
 def _applied(conn: sqlite3.Connection, create: bool = False) -> dict[int, tuple[str, str, str]]:
@@ -125,20 +143,36 @@ def status(conn: sqlite3.Connection, directory: Path) -> list[MigrationStatus]:
 
 
 def migrate(conn: sqlite3.Connection, directory: Path) -> MigrateReport:
-    """Apply every pending migration in order, each in its own transaction."""
+    """Apply every pending migration in order, each in its own transaction.
+
+    Raises:
+        MigrationFailedError: one failed; it is rolled back, the ones before it (listed on the error) stay applied.
+    """
     migrations = discover(directory)
     applied = _applied(conn, create=True)
     done: list[Migration] = []
     for migration in migrations:
         if migration.version in applied:
             continue
-        _apply(conn, migration)
+        try:
+            _apply(conn, migration)
+        except _Failed as failed:
+            raise MigrationFailedError(migration.filename, failed.said, [m.filename for m in done]) from failed.__cause__
         done.append(migration)
     return MigrateReport(done, status(conn, directory))
 
 
+class _Failed(Exception):
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+_TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "END", "ROLLBACK"}
+
+
 def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
-    text = migration.path.read_text(encoding="utf-8")
+    text = read_text(migration.path)
     previous = conn.isolation_level
     conn.isolation_level = None  # we say where the transaction starts and ends
     try:
@@ -150,13 +184,12 @@ def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
                 (migration.version, migration.name, migration.checksum, _now()),
             )
             conn.execute("COMMIT")
-        except sqlite3.Error as error:
+        except (sqlite3.Error, sqlite3.Warning, ValueError, _Failed) as error:  # ValueError: a NUL character in the SQL
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise MigrationError(
-                f"Migration {migration.filename!r} failed: {error}. Nothing of it was applied.",
-                hint="Fix the SQL and run the migration again; migrations run inside a transaction, so leave out BEGIN and COMMIT.",
-            ) from None
+            if isinstance(error, _Failed):
+                raise
+            raise _Failed(str(error) or type(error).__name__) from error  # the SQLite error stays the cause, for the log
     finally:
         conn.isolation_level = previous
 
@@ -168,11 +201,42 @@ def _run_script(conn: sqlite3.Connection, text: str) -> None:
         statement += piece + ";"
         if sqlite3.complete_statement(statement):
             if not _only_comments(statement[:-1]):
-                conn.execute(statement)
+                _execute(conn, statement)
             statement = ""
     rest = statement[:-1]
     if not _only_comments(rest):
-        conn.execute(rest)
+        _execute(conn, rest)
+
+
+def _execute(conn: sqlite3.Connection, statement: str) -> None:
+    """One statement inside the migration's transaction; one that would end the transaction is refused, not run."""
+    word = _first_word(statement).upper()
+    if word in _TRANSACTION_CONTROL:
+        raise _Failed(f"it holds {word}, and rata runs each migration in a transaction of its own (leave out BEGIN, COMMIT and ROLLBACK)")
+    conn.execute(statement)
+    if not conn.in_transaction:
+        raise _Failed("a statement in it ended the migration's transaction, so what ran before it stays; leave out BEGIN, COMMIT and ROLLBACK")
+
+
+def _first_word(statement: str) -> str:
+    """The statement's first keyword, after whitespace and comments."""
+    i, n = 0, len(statement)
+    while i < n:
+        if statement[i].isspace():
+            i += 1
+        elif statement.startswith("--", i):
+            end = statement.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif statement.startswith("/*", i):
+            end = statement.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            break
+    match = _WORD.match(statement, i)
+    return match.group(0) if match else ""
+
+
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 def _only_comments(text: str) -> bool:
@@ -180,4 +244,4 @@ def _only_comments(text: str) -> bool:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -19,9 +19,6 @@ from typing import Any
 from rata import stopping
 from rata.app import App
 from rata.folder import MCP_SOCKET
-from rata.logs import LazyLogger
-
-log = LazyLogger("rata")
 
 
 class RunningApp:
@@ -29,6 +26,8 @@ class RunningApp:
         self.app = app
         self.endpoints: list[Any] = []
         self.applied: list[Any] = []
+        self.started: Any = None
+        """What the start did to the database (`rata.upgrade.Started`): migrations applied, the copy kept, or the problem every call answers."""
         self._stopped = threading.Event()
 
     @property
@@ -37,11 +36,11 @@ class RunningApp:
         return next((endpoint for endpoint in self.endpoints if endpoint.kind.socket_name == MCP_SOCKET), None)
 
     def start(self) -> RunningApp:
-        """Apply pending migrations, then open the endpoints the app asked for."""
-        report = self.app.migrate()
-        self.applied = list(report.applied)
-        for migration in self.applied:
-            log.info("applied migration %s", migration.filename)
+        """Bring the database up to date (`rata.upgrade.on_start`: a failure is kept, not raised), then open the endpoints the app asked for."""
+        from rata.upgrade import on_start
+
+        self.started = on_start(self.app)
+        self.applied = list(self.started.applied)
         if self.app.mcp_config is not None:
             from rata.mcp.endpoint_server import serve_agents
 

@@ -284,3 +284,29 @@ def test_a_log_file_and_its_rotated_successors_are_made_0600_whatever_the_umask(
     made = sorted(p.name for p in tmp_path.iterdir())
     assert made == ["app.log", "app.log.1", "app.log.2"]
     assert {name: (tmp_path / name).stat().st_mode & 0o777 for name in made} == dict.fromkeys(made, 0o600)
+
+
+FIRST_RECORDS_AT_ONCE = """
+import os, sys, threading
+sys.setswitchinterval(1e-6)  # switch threads as often as the loading server makes them (rata.mcp.loading)
+from rata.folder import AppFolder
+from rata.logs import LazyLogger, configure_logging
+assert "logging" not in sys.modules  # so the configuration waits for it
+folder = AppFolder(sys.argv[1])
+configure_logging(folder, "race")
+barrier = threading.Barrier(8)
+def first_record(i):
+    barrier.wait()
+    LazyLogger("rata").error("record %d", i)
+threads = [threading.Thread(target=first_record, args=(i,)) for i in range(8)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(len(open(os.path.join(folder.logs_dir, "race.log")).read().splitlines()))
+"""
+
+
+def test_threads_whose_first_records_come_at_once_all_reach_the_file_none_stderr(tmp_path):
+    """A thread that finds the waiting configuration being applied by another waits for it, instead of logging to stderr."""
+    for attempt in range(5):
+        done = subprocess.run([sys.executable, "-c", FIRST_RECORDS_AT_ONCE, str(tmp_path / f"app-{attempt}")], capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "8", "")

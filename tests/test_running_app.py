@@ -8,6 +8,9 @@ import sys
 
 import pytest
 
+from rata import App, Ctx, Mcp, command
+from rata.running_app import RunningApp
+from rata.testing import AgentClient
 from tests.conftest import CRM, subprocess_env
 from tests.windows.shared import require_chromium
 
@@ -44,3 +47,20 @@ def test_a_normal_start_with_a_window_has_no_page_script_no_dev_modules_and_no_d
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen == {"page_script": "undefined", "runtime": "object", "dev_modules": [], "dev_socket": False, "mcp_socket": True}
+
+
+@command(can="notes.read")
+def notes_count(ctx: Ctx) -> int:
+    """How many notes there are."""
+    return ctx.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+
+
+def test_a_start_whose_migration_fails_still_runs_and_its_agents_hear_the_failure_through_the_endpoint(tmp_path):
+    (tmp_path / "migrations").mkdir()
+    (tmp_path / "migrations" / "0001_broken.sql").write_text("CREATE TABLE notes (x);\nINSERT INTO nowhere VALUES (1);")
+    app = App("notes", identifier="com.example.running-notes", root=tmp_path).commands(notes_count).mcp(Mcp().allow_abilities(["notes.*"]))
+    with RunningApp(app) as running:
+        assert "0001_broken.sql" in running.started.problem.message and running.mcp_endpoint is not None
+        with AgentClient.running(app) as agent:
+            result = agent.call("notes_count")
+        assert result.is_error and "0001_broken.sql" in result.text and "no such table: nowhere" in result.text

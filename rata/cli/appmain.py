@@ -8,8 +8,10 @@ answers a client's first requests from the app's manifest while its code loads
 (`rata.mcp.loading`). An `App` object works too.
 
 With no option the app runs: its window (the desktop backend, ``rata-toolkit[desktop]``)
-and its MCP endpoint, until the window closes. ``--migrate`` applies the app's migrations and
-exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
+and its MCP endpoint, until the window closes. Every way of starting brings the app's database
+up to date first (`rata.upgrade.on_start`; for ``--mcp`` on the thread that loads the app), and
+says on stderr what it applied, or the problem every call will answer. ``--migrate`` applies the
+app's migrations and exits. ``--headless`` runs the app without a window, in the foreground, until a stop signal
 (Ctrl-C, SIGTERM, SIGHUP: `rata.stopping`): its MCP endpoint is open, so agents reach it.
 ``--mcp`` is the shim MCP clients launch: it pipes to the running app when there is one,
 else serves the app's MCP server on stdio itself (headless). Which one it chose goes to stderr.
@@ -64,13 +66,7 @@ def run_app(app: App | str, argv: Sequence[str] | None = None) -> int:
         args = _parser(app).parse_args(argv)
         configure_logging(app.folder, app.name)
         if args.migrate:
-            report = app.migrate()
-            say_applied(report.applied)
-            for status in report.changed:
-                sys.stderr.write(f"warning: migration {status.version:04d} ({status.name}) changed after it was applied; not run again\n")
-            if not report.applied:
-                sys.stderr.write("nothing to apply; the database is up to date\n")
-            return 0
+            return _migrate(app)
         if args.mcp:
             return serve_mcp(app)
         if args.headless:
@@ -88,6 +84,22 @@ def say_error(error: RataError) -> None:
     said = " ".join(part.strip() for part in f"{error.message} {error.hint or ''}".splitlines() if part.strip())
     sys.stderr.write(f"error: {said.strip()}\n")
     sys.stderr.flush()
+
+
+def _migrate(app: App) -> int:
+    """``--migrate``: what `rata migrate` does, said in plain lines on stderr."""
+    if not app.migrations_dir.is_dir():
+        sys.stderr.write(f"no migrations folder: looked for {app.migrations_dir}; nothing to apply\n")
+        return 0
+    report = app.migrate()
+    if report.backup is not None:
+        sys.stderr.write(f"kept a copy of the database from before this run: {report.backup}\n")
+    say_applied(report.applied)
+    for status in report.changed:
+        sys.stderr.write(f"warning: migration {status.version:04d} ({status.name}) changed after it was applied; not run again\n")
+    if not report.applied:
+        sys.stderr.write("nothing to apply; the database is up to date\n")
+    return 0
 
 
 def resolve_app(app: App | str) -> App:
@@ -149,6 +161,9 @@ def serve_mcp(app: App | str) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{app.name}: no running app; serving MCP headless (no window)\n")
+    from rata.upgrade import on_start_in_background
+
+    on_start_in_background(app, lambda started: say_started(app, started))  # the first requests are answered meanwhile
 
     def make_server(send: Any) -> Any:
         app_server = AppServer(app, send=send)
@@ -179,7 +194,27 @@ def _serve_from_manifest(found: Manifest) -> int:
     from rata.mcp.stdio import serve
 
     sys.stderr.write(f"{found.name}: no running app; serving MCP headless (no window)\n")
-    return serve(lambda send: LoadingServer(found, lambda: resolve_app(found.ref), send=send).server)
+    return serve(lambda send: LoadingServer(found, lambda: with_database(resolve_app(found.ref)), send=send).server)
+
+
+def with_database(app: App) -> App:
+    """The app, its database brought up to date as every start does (`rata.upgrade.on_start`), what happened said on stderr."""
+    from rata.upgrade import on_start
+
+    say_started(app, on_start(app))
+    return app
+
+
+def say_started(app: App, started: Any) -> None:
+    """On stderr (stdout may belong to the protocol): the copy kept, each migration applied, or the problem every call answers."""
+    if started.backup is not None:
+        sys.stderr.write(f"{app.name}: kept a copy of the database from before the upgrade: {started.backup}\n")
+    say_applied(started.applied)
+    problem = started.problem
+    if problem is not None:
+        hint = f" {problem.hint}" if problem.hint else ""
+        sys.stderr.write(f"{app.name}: the database is not ready, and every call answers so until it is: {problem.message}{hint}\n")
+    sys.stderr.flush()
 
 
 def _pipe(connection: Any, name: str, folder: AppFolder) -> int:
@@ -217,7 +252,7 @@ def run_with_window(app: App) -> int:
         return run_headless(app)
     make_backend("desktop")  # a missing toolkit is reported before anything starts
     with RunningApp(app) as running:
-        say_applied(running.applied)
+        say_started(app, running.started)
         if running.mcp_endpoint is not None:
             sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
         sys.stderr.flush()
@@ -231,7 +266,7 @@ def run_headless(app: App) -> int:
     from rata.running_app import RunningApp
 
     with RunningApp(app) as running:
-        say_applied(running.applied)
+        say_started(app, running.started)
         endpoint = running.mcp_endpoint
         if endpoint is not None:
             sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import typer
 
 from rata import stopping
-from rata.cli.appmain import say_applied
+from rata.cli.appmain import say_started
 from rata.cli.console import edge
 from rata.cli.options import AppOption
 from rata.errors import RataError
@@ -67,7 +67,7 @@ def _run(target: Any, headless: bool) -> None:
     configure_logging(target.folder, target.name)
 
     def ready(running: Any, endpoint: Any) -> None:
-        say_applied(running.applied)
+        say_started(target, running.started)
         where = "headless Chromium" if headless else "its window"
         sys.stderr.write(
             f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.path}). Ctrl-C stops it.\n"

@@ -14,7 +14,7 @@ import json
 from typing import Any, Protocol
 
 from rata.dispatch import CommandRequest, Origin
-from rata.errors import RataError
+from rata.errors import DatabaseNotReadyError, RataError
 from rata.logs import LazyLogger
 from rata.mcp import wire
 from rata.mcp.wire import McpError
@@ -109,6 +109,8 @@ def _read_command(ctx: Readable, call: Call, uri: str, command: str, values: dic
         value = ctx.app.dispatch(CommandRequest(command, arguments, Origin.agent(call.client_name)))
     except ValidationErrors as errors:  # the command refused the value itself: no such row
         raise not_found(uri, call.version, errors.summary()) from None
+    except DatabaseNotReadyError as error:  # logged once, when the app started (rata.upgrade)
+        raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {error}") from None
     except Exception as error:  # noqa: BLE001 - the reader learns what failed; the traceback goes to the log
         log.exception("reading %s failed", uri)
         raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {str(error).strip() or type(error).__name__}") from None
@@ -146,7 +148,8 @@ def _read_declared(ctx: Readable, call: Call, uri: str, item: Resource, values: 
     except ValidationErrors as errors:
         raise not_found(uri, call.version, errors.summary()) from None
     except (ResourceError, RataError) as error:
-        log.info("reading %s failed: %s", uri, error)
+        if not isinstance(error, DatabaseNotReadyError):  # that one was logged once, when the app started (rata.upgrade)
+            log.info("reading %s failed: %s", uri, error)
         raise McpError(wire.INTERNAL_ERROR, f"Reading {wire.shown(uri)} failed: {error}") from None
     except McpError:
         raise

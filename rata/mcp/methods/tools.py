@@ -14,10 +14,10 @@ from typing import Any, Protocol
 
 from rata import tokens
 from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
+from rata.cleantext import clean_text
 from rata.context import Ctx
 from rata.dispatch import CommandRequest, Origin
-from rata.cleantext import clean_text
-from rata.errors import RataError
+from rata.errors import DatabaseNotReadyError, RataError
 from rata.events import MCP_CHANNEL, AgentCalled
 from rata.logs import LazyLogger, log_info
 from rata.mcp import wire
@@ -127,7 +127,8 @@ def _run(
     except ValidationErrors as errors:
         return validation_result(spec.name, errors), "invalid"
     except RataError as error:  # a refusal rata explains: the message is the whole story
-        log.info("tool %s refused: %s", spec.name, error.message)
+        if not isinstance(error, DatabaseNotReadyError):  # that one was logged once, when the app started (rata.upgrade)
+            log.info("tool %s refused: %s", spec.name, error.message)
         return error_result(f"{spec.name} failed: {_message(error)}"), "error"
     except Exception as error:  # noqa: BLE001 - any command failure is the model's to read
         log.exception("tool %s failed", spec.name)
