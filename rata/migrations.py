@@ -97,16 +97,21 @@ def discover(directory: Path) -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
+MAX_MIGRATION_BYTES = 16 * 1024 * 1024
+"""The largest migration file read; a larger one is refused (a data load belongs in a script, not in a migration)."""
+
+
 def read_text(path: Path) -> str:
-    """A migration file's SQL; a file that is not UTF-8 text is a `MigrationError` naming it."""
+    """A migration file's SQL, read as a project file (`rata.projectfiles`: a regular file, never a blocking read, at
+    most `MAX_MIGRATION_BYTES`); a FIFO, a device, a larger file or one that is not UTF-8 text is a `MigrationError`."""
+    from rata.projectfiles import ProjectFileError
+    from rata.projectfiles import read_text as read_project_text
+
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise MigrationError(
-            f"The migration file {path.name!r} is not UTF-8 text (byte {error.start}).", hint="Save it as UTF-8."
-        ) from None
-    except OSError as error:
-        raise MigrationError(f"The migration file {path.name!r} cannot be read: {error.strerror or error}.", hint="Check its permissions.") from None
+        return read_project_text(path, limit=MAX_MIGRATION_BYTES)
+    except ProjectFileError as error:
+        hint = "Save it as UTF-8." if "UTF-8" in error.reason else "Make it a plain .sql file of SQL statements (or move it out of migrations/)."
+        raise MigrationError(f"The migration file {path.name!r} {error.reason}.", hint=hint) from None
 
 
 def applied_versions(conn: sqlite3.Connection) -> dict[int, str]:

@@ -112,3 +112,25 @@ def test_two_files_with_one_number_are_refused(tmp_path):
 
 def test_no_migrations_folder_means_nothing_to_do(tmp_path, db):
     assert migrate(db, tmp_path / "none").applied == []
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="FIFOs are POSIX")
+def test_a_migration_file_that_is_a_fifo_is_refused_at_once_naming_it(tmp_path):
+    import os
+    import threading
+
+    (tmp_path / "0001_create.sql").write_text("CREATE TABLE t (id INTEGER);", encoding="utf-8")
+    os.mkfifo(tmp_path / "0002_pipe.sql")
+    caught: list[BaseException] = []
+
+    def look() -> None:
+        try:
+            discover(tmp_path)
+        except MigrationError as error:
+            caught.append(error)
+
+    thread = threading.Thread(target=look, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert caught, "discover blocked on the FIFO"
+    assert caught[0].message == "The migration file '0002_pipe.sql' is a FIFO, not a regular file."

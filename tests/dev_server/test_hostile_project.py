@@ -108,3 +108,24 @@ def test_a_fifo_as_a_declared_file_resource_is_refused_at_once_and_the_server_se
                 answer = agent.request_raw("resources/read", {"uri": uri})
                 assert said in answer["error"]["message"], answer
         assert agent.call("quick").data == "quick done"
+
+
+def test_a_migration_file_that_is_a_fifo_blocks_neither_migration_status_nor_the_apps_own_start(tmp_path):
+    root, package = make_project(tmp_path / "project")
+    with open(root / package / "app.py", "a", encoding="utf-8") as app_file:  # granted to agents, for `rata mcp serve`
+        app_file.write("\nfrom rata import Mcp\n\napp.mcp(Mcp().allow_abilities(['notes.*']))\n")
+    migrations = root / package / "migrations"
+    migrations.mkdir()
+    (migrations / "0001_create_notes.sql").write_text("CREATE TABLE notes (id INTEGER PRIMARY KEY);", encoding="utf-8")
+    os.mkfifo(migrations / "0002_pipe.sql")
+    env = dev_env(tmp_path / "home", tmp_path / "cache")
+    said = "The migration file '0002_pipe.sql' is a FIFO, not a regular file."
+    with AgentClient.spawn(dev_command(root), env=env, timeout=30) as agent:
+        for _ in range(3):
+            result = agent.call("migration_status")
+            assert result.is_error and said in result.text, result.text
+        assert agent.call("app_info").data["name"] == "notes"
+    serve = [sys.executable, "-m", "rata", "mcp", "serve", "--app", str(root)]
+    with AgentClient.spawn(serve, env={**env, "PYTHONPATH": str(root)}, timeout=30, stderr=__import__("subprocess").DEVNULL) as agent:
+        result = agent.call("notes_count")
+        assert result.is_error and said in result.text, result.text
