@@ -100,13 +100,15 @@ class Walk(Record):
 
 def walk_files(root: str | os.PathLike[str], wanted: Callable[[str], bool], *, max_entries: int = MAX_WALK_ENTRIES) -> Walk:
     """The regular files under `root` whose names `wanted` accepts, without entering `SKIP_DIRS` or dot folders,
-    following no link to a folder, and looking at no more than `max_entries` folders and files in all."""
+    following no link to a folder, and looking at no more than `max_entries` folders and files in all (Python
+    packages, folders with an ``__init__.py``, before the others at each level)."""
     found: list[tuple[str, int, int]] = []
     skipped: list[str] = []
     seen = 0
     for folder, dirs, files in os.walk(root):
         seen += len(dirs) + len(files)
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        # Python packages first: a walk cut short by a huge data folder has still seen the code
+        dirs[:] = sorted((d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")), key=lambda d: (not os.path.isfile(os.path.join(folder, d, "__init__.py")), d))
         for name in sorted(files):
             if not wanted(name):
                 continue

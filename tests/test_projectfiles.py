@@ -132,3 +132,15 @@ def test_a_walk_of_a_tree_that_changes_while_it_is_walked_never_raises(tmp_path)
     finally:
         stop.set()
         thread.join(5)
+
+
+def test_a_walk_cut_short_has_seen_the_python_packages_before_other_folders(tmp_path):
+    for folder in ("aaa", "bbb"):
+        (tmp_path / folder).mkdir()
+        for name in range(60):
+            (tmp_path / folder / f"n{name}.dat").write_text("")
+    (tmp_path / "zpkg").mkdir()
+    (tmp_path / "zpkg" / "__init__.py").write_text("")
+    (tmp_path / "zpkg" / "app.py").write_text("")
+    walk = walk_files(tmp_path, lambda name: name.endswith(".py"), max_entries=50)
+    assert walk.cut is True and [Path(path).name for path, _, _ in walk.files] == ["__init__.py", "app.py"]

@@ -33,6 +33,8 @@ class Target:
         self._error: RataError | None = None
         self._fingerprint: tuple[tuple[str, int], ...] | None = None
         self._root: Path | None = None
+        self._watched: tuple[str, ...] = ()
+        """The folders of the project's modules the loaded app imported: what a call looks at while the app loads."""
         self._lock = threading.Lock()
 
     def loaded(self) -> LoadedApp:
@@ -71,7 +73,22 @@ class Target:
         except RataError as error:
             self._loaded = None
             self._error = error
+        self._watched = self._module_folders() if self._loaded is not None else ()
         self._fingerprint = self._scan() if self._root is not None else fingerprint
+
+    def _module_folders(self) -> tuple[str, ...]:
+        """The folders holding the project's imported modules (rata's own never)."""
+        root = self._root
+        if root is None:
+            return ()
+        prefix = str(root.resolve()) + os.sep
+        own = str(Path(__file__).resolve().parent.parent) + os.sep
+        folders = set()
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if file and os.path.abspath(file).startswith(prefix) and not os.path.abspath(file).startswith(own):
+                folders.add(os.path.dirname(os.path.abspath(file)))
+        return tuple(sorted(folders))
 
     def _forget_modules(self) -> None:
         """Drop the project's modules so the next import reads the files again."""
@@ -86,8 +103,15 @@ class Target:
                 del sys.modules[name]
 
     def _scan(self) -> tuple[tuple[str, int], ...]:
+        """What a change of the code would change: while the app loads, the Python files in the folders of its modules
+        and pyproject.toml (a look that costs the same however large the project's other folders are); else the
+        bounded walk of the whole project (`fingerprint`)."""
         root = self._root or self._guess_root()
-        return () if root is None else fingerprint(root)
+        if root is None:
+            return ()
+        if self._watched:
+            return watched(self._watched, root)
+        return fingerprint(root)
 
     def _guess_root(self) -> Path | None:
         spec = self.app_spec
@@ -103,6 +127,28 @@ class Target:
         if path.is_file():
             return path.parent
         return None
+
+
+def watched(folders: tuple[str, ...], root: Path) -> tuple[tuple[str, int], ...]:
+    """(path, mtime_ns) of the Python files directly in `folders`, and of `root`'s pyproject.toml, sorted."""
+    found: list[tuple[str, int]] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".py"):
+                        try:
+                            found.append((entry.path, entry.stat().st_mtime_ns))
+                        except OSError:
+                            continue
+        except OSError:
+            found.append((folder, -1))  # the folder went away: a change
+    pyproject = os.path.join(root, "pyproject.toml")
+    try:
+        found.append((pyproject, os.stat(pyproject).st_mtime_ns))
+    except OSError:
+        pass
+    return tuple(sorted(found))
 
 
 def fingerprint(root: Path) -> tuple[tuple[str, int], ...]:

@@ -184,3 +184,19 @@ def test_a_missing_project_is_an_error_that_says_what_to_pass(tmp_path):
         target.app()
     assert "pyproject.toml" in failed.value.message and "--app" in (failed.value.hint or "")
     assert target.project is None
+
+
+def test_while_the_app_loads_only_its_modules_folders_and_pyproject_are_looked_at(project):
+    """The per-call look costs the same however large the project's other folders are (data, assets, a 100,000-file tree)."""
+    root, app_file = project
+    target = Target(str(root), cwd=root)
+    first = target.app()
+    data = root / "aaa_data"
+    data.mkdir()
+    (data / "script.py").write_text("x = 1\n", encoding="utf-8")  # a Python file no module of the app imports
+    assert target.app() is first
+    edit(app_file, docstring="Seen although the data folder sorts first.")
+    assert target.app().specs["notes_count"].description == "Seen although the data folder sorts first."
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + "\n", encoding="utf-8")
+    bump_mtime(root / "pyproject.toml", seconds=30)
+    assert target.app() is not first

@@ -199,7 +199,7 @@ def test_the_bounds_table_is_the_code() -> None:
     assert rows["Files watched for reloading"][0] == "5,000"
     assert "skipping `.git`, `.venv`, `venv`, `node_modules`, `__pycache__`, `build`, `dist` and other hidden folders" in flat(page())
     assert {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"} <= projectfiles.SKIP_DIRS
-    assert projectfiles.MAX_WALK_ENTRIES == 50_000 and "the look itself stops after 50,000 folders and files" in flat(page())
+    assert projectfiles.MAX_WALK_ENTRIES == 50_000 and "that look stops after 50,000 folders and files, Python packages first" in flat(page())
 
 
 # --- read-only ---------------------------------------------------------------------------------------
