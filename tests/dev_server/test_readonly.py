@@ -48,7 +48,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     served = Served(tmp_path_factory.mktemp("readonly"))
-    assert set(p.name for p in served.home.iterdir()) == {"app.db", "instance.token", "logs"}  # closed cleanly: no -wal, no -shm
+    assert set(p.name for p in served.home.iterdir()) == {"app.db", "instance.token", "logs", "migrate.lock"}  # closed cleanly: no -wal, no -shm
     with AgentClient.spawn(dev_command(served.project), env=dev_env(served.home, served.cache)) as agent:
         served.agent = agent
         yield served

@@ -215,7 +215,8 @@ async def test_an_open_schema_served_by_an_app_is_refused_by_the_strict_check(tm
     mcp, agents = peer("agents.mcp"), peer("agents")
     script = tmp_path / "notes.py"
     script.write_text(textwrap.dedent(OPEN_APP), encoding="utf-8")
-    params = {"command": sys.executable, "args": [str(script), "--mcp"], "env": env, "cwd": str(tmp_path)}
+    own_home = {**env, "RATA_HOME": str(tmp_path / "notes-home")}  # not crm's folder: its database records migrations notes does not have
+    params = {"command": sys.executable, "args": [str(script), "--mcp"], "env": own_home, "cwd": str(tmp_path)}
     with anyio.fail_after(SECONDS):
         async with mcp.MCPServerStdio(params, name="notes", use_structured_content=True, client_session_timeout_seconds=SECONDS) as stdio:
             (tool,) = await agents_tools(mcp, agents, stdio)

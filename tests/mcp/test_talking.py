@@ -365,7 +365,7 @@ def test_a_missing_answer_is_asked_again_with_a_new_state(app):
 
 
 RESPONSES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["action", "content", "seat", "meal", "bags", "ask-0", "x"]), inner, max_size=4),
     max_leaves=12,
 )
