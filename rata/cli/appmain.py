@@ -25,7 +25,7 @@ import sys
 
 from rata import stopping
 from rata.errors import AppLoadError, RataError
-from rata.folder import MCP_SOCKET
+from rata.folder import MCP_PORT, MCP_SOCKET
 from rata.logs import configure_logging
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -230,7 +230,7 @@ def _pipe(connection: Any, name: str, folder: AppFolder) -> int:
 
 def _running_app(folder: AppFolder, name: str) -> object | None:
     """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
-    if not os.path.exists(folder.file(MCP_SOCKET)):
+    if not (os.path.exists(folder.file(MCP_SOCKET)) or os.path.exists(folder.file(MCP_PORT))):
         return None  # the common case, decided without importing the endpoint code
     from rata.mcp.shim import find_running_app
 
