@@ -267,7 +267,8 @@ class EndpointServer:
 
     @property
     def _lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        """``mcp.sock.lock`` whichever the transport: one app per folder serves each kind, by socket or by port."""
+        return self.folder.path / (self.kind.socket_name + ".lock")
 
     def _take_lock(self) -> None:
         while True:

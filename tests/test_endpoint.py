@@ -158,6 +158,15 @@ def test_a_port_file_that_names_no_port_is_refused_naming_the_file_and_the_fix(f
         connect(folder, MCP)
 
 
+@pytest.mark.parametrize("served", ["unix", "tcp"])
+def test_a_client_finds_the_app_whichever_transport_the_app_chose_whatever_its_own_choice(folder, served):
+    with EndpointServer(folder, MCP, echo, transport=served):
+        connection = connect(folder, MCP)
+        assert connection is not None
+        connection.send(b"found\n")
+        assert connection.rfile.readline() == b"FOUND\n"
+
+
 def test_no_endpoint_means_connect_answers_none(folder):
     assert connect(folder, MCP) is None
 

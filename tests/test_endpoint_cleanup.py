@@ -1,4 +1,5 @@
-"""The endpoint's files: closing removes the socket and the lock file, and a lock file removed under a waiting app is not trusted."""
+"""The endpoint's files: closing removes the socket (or the TCP endpoint's port file) and the lock file, and a lock file
+removed under a waiting app is not trusted. Each test runs over both transports (`endpoint_transport`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import os
 
 import pytest
 
-from rata.endpoint import DEV, MCP, EndpointServer, _same_file
+from rata.endpoint import DEV, MCP, EndpointServer, _same_file, address_path
 from rata.errors import EndpointError
 from rata.folder import AppFolder
+
+pytestmark = pytest.mark.usefixtures("endpoint_transport")
 
 
 def serve_nothing(connection) -> None:
@@ -20,7 +23,7 @@ def serve_nothing(connection) -> None:
 def test_closing_an_endpoint_removes_its_socket_and_its_lock_file(rata_home, kind):
     folder = AppFolder(rata_home)
     endpoint = EndpointServer(folder, kind, serve_nothing).open()
-    names = {kind.socket_name, kind.socket_name + ".lock"}
+    names = {address_path(folder, kind).name, kind.socket_name + ".lock"}
     assert names <= set(os.listdir(rata_home))
     endpoint.close()
     assert names.isdisjoint(os.listdir(rata_home))
@@ -52,3 +55,11 @@ def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(ra
         EndpointServer(folder, MCP, serve_nothing).open().close()
     finally:
         os.close(late)
+
+
+def test_one_lock_whichever_the_transport_so_a_tcp_copy_is_refused_while_a_unix_copy_serves(rata_home):
+    folder = AppFolder(rata_home)
+    with EndpointServer(folder, MCP, serve_nothing, transport="unix"), pytest.raises(EndpointError, match="Another running copy"):
+        EndpointServer(folder, MCP, serve_nothing, transport="tcp").open()
+    with EndpointServer(folder, MCP, serve_nothing, transport="tcp"), pytest.raises(EndpointError, match="Another running copy"):
+        EndpointServer(folder, MCP, serve_nothing, transport="unix").open()

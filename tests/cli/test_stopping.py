@@ -34,7 +34,7 @@ APP = "crm.app:app"
 BOUND = 3.0
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 DELAYS = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5)
-LEFTOVERS = ("mcp.sock", "mcp.sock.lock", "dev.sock", "dev.sock.lock")
+LEFTOVERS = ("mcp.sock", "mcp.sock.lock", "dev.sock", "dev.sock.lock", "mcp.port", "dev.port")  # the .port files: RATA_ENDPOINT=tcp
 
 
 def crm(*args: str) -> list[str]:
