@@ -28,8 +28,8 @@ up nor keep a good client out.
 
 Why the app's folder and not ``$TMPDIR``: both sides already know the folder (it holds the
 database and the token), and a coding agent's sandbox may give it a ``TMPDIR`` of its own.
-The folder is 0700 and the socket 0600; on Linux the app also checks the peer's uid
-(``SO_PEERCRED``). A lock file (``mcp.sock.lock``, held with ``flock`` while the app runs)
+The folder is 0700 and the socket 0600; the app also checks the peer's uid (``SO_PEERCRED``
+on Linux, ``LOCAL_PEERCRED`` on macOS, `rata.endpoint_platform.peer_refusal`). A lock file (``mcp.sock.lock``, held with ``flock`` while the app runs)
 tells a live endpoint from a stale socket left by a crash: the lock dies with the process.
 Closing (or a stop signal, `rata.stopping`) removes the socket and the lock file.
 
@@ -324,7 +324,7 @@ class EndpointServer:
             log.exception("the %s endpoint stopped accepting clients", self.kind.protocol)
         finally:
             if self._unlogged:
-                log.warning("%s more refusals on %s were not logged (over %s a second)", self._unlogged, self.kind.socket_name, LOG_BURST)
+                log.warning("%s more refusals on %s were not logged (over %s a second)", self._unlogged, self.path.name, LOG_BURST)
             for pending in list(self._pending.values()):
                 self._pending.pop(pending.sock, None)
                 pending.sock.close()
@@ -342,7 +342,7 @@ class EndpointServer:
         except (BlockingIOError, InterruptedError):
             return
         except OSError as error:
-            self._warn("could not accept a client on %s: %s", self.kind.socket_name, error.strerror or error)
+            self._warn("could not accept a client on %s: %s", self.path.name, error.strerror or error)
             return
         if self.transport == TCP:
             osdep.no_delay(sock)
@@ -353,7 +353,7 @@ class EndpointServer:
             who = f"pid {pid}" if pid else "a client"
         refusal = osdep.peer_refusal(uid, osdep.own_uid())
         if refusal is not None:
-            self._warn("refused %s on %s: it runs as uid %s, the app as uid %s", who, self.kind.socket_name, uid, osdep.own_uid())
+            self._warn("refused %s on %s: it runs as uid %s, the app as uid %s", who, self.path.name, uid, osdep.own_uid())
             _refuse(sock, refusal)
             return
         if len(self._pending) >= MAX_PENDING_HANDSHAKES:
@@ -365,11 +365,11 @@ class EndpointServer:
             sock.setblocking(False)
             sent = sock.send(greeting)  # a fresh socket's buffer always has room for one short line
         except OSError as error:
-            self._warn("refused %s on %s: the connection failed during the challenge (%s)", who, self.kind.socket_name, error.strerror or error)
+            self._warn("refused %s on %s: the connection failed during the challenge (%s)", who, self.path.name, error.strerror or error)
             sock.close()
             return
         if sent != len(greeting):
-            self._warn("refused %s on %s: it could not take the greeting", who, self.kind.socket_name)
+            self._warn("refused %s on %s: it could not take the greeting", who, self.path.name)
             sock.close()
             return
         self._pending[sock] = pending
@@ -407,7 +407,7 @@ class EndpointServer:
             sock.sendall(f"OK {self.kind.proof(self._token, 'app', pending.nonce)}\n".encode("ascii"))
             sock.settimeout(None)
         except OSError as error:
-            self._warn("refused %s on %s: the connection failed during the challenge (%s)", pending.who, self.kind.socket_name, error.strerror or error)
+            self._warn("refused %s on %s: the connection failed during the challenge (%s)", pending.who, self.path.name, error.strerror or error)
             sock.close()
             return
         connection = Connection(sock, pending.pid)
@@ -426,7 +426,7 @@ class EndpointServer:
     def _drop(self, selector: object, pending: _Pending, reason: str) -> None:
         """Refuse a pending handshake, log why, and close it."""
         self._forget(selector, pending)
-        self._warn("refused %s on %s: %s", pending.who, self.kind.socket_name, reason)
+        self._warn("refused %s on %s: %s", pending.who, self.path.name, reason)
         _refuse(pending.sock, reason)
 
     def _warn(self, message: str, *args: object) -> None:
@@ -444,7 +444,7 @@ class EndpointServer:
         log.warning(message, *args)
 
     def _serve_client(self, connection: Connection, who: str) -> None:
-        log.info("%s connected to %s", who, self.kind.socket_name)
+        log.info("%s connected to %s", who, self.path.name)
         try:
             self.on_client(connection)
         except Exception:  # noqa: BLE001 - one client's failure must not reach the app or the others
@@ -453,7 +453,7 @@ class EndpointServer:
             with self._clients_lock:
                 self._clients.discard(connection)
             connection.close()
-            log.info("%s left %s", who, self.kind.socket_name)
+            log.info("%s left %s", who, self.path.name)
 
 
 class _Pending:
