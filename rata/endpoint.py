@@ -205,9 +205,13 @@ class EndpointServer:
         self._wake_r, self._wake_w = socket.socketpair()
         self._thread = threading.Thread(target=self._accept_loop, name=f"rata-endpoint-{self.kind.socket_name}", daemon=True)
         self._thread.start()
-        where = self.path if self.port is None else f"{LOOPBACK}:{self.port} (named in {self.path})"
-        log.info("%s endpoint open at %s", self.kind.protocol, where)
+        log.info("%s endpoint open at %s", self.kind.protocol, self.where)
         return self
+
+    @property
+    def where(self) -> str:
+        """Where clients reach it, for people: the socket's path, or the TCP address and the file naming it."""
+        return str(self.path) if self.port is None else f"{LOOPBACK}:{self.port}, named in {self.path}"
 
     def _listen_unix(self) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -282,8 +286,9 @@ class EndpointServer:
             if _same_file(fd, self._lock_path):
                 break
             os.close(fd)  # the app that held it removed the file as it stopped: lock the new one
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        with contextlib.suppress(OSError):  # the pid is for people; the lock is what counts
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._lock_fd = fd
 
     def _release_lock(self) -> None:

@@ -136,6 +136,7 @@ def test_the_tcp_endpoint_listens_on_loopback_only_and_names_its_port_in_a_0600_
     assert server.path == named == address_path(folder, MCP) and not socket_path(folder, MCP).exists()
     assert stat.S_ISREG(named.stat().st_mode) and stat.S_IMODE(named.stat().st_mode) == 0o600
     assert named.read_text() == f"{server.port}\n"
+    assert server.where == f"127.0.0.1:{server.port}, named in {named}"  # what `crm --headless` tells the user
     assert server._sock.getsockname() == ("127.0.0.1", server.port)
     assert [name for name in os.listdir(folder.path) if name.endswith(".tmp")] == []  # written whole, through a temporary
     server.close()

@@ -254,7 +254,7 @@ def run_with_window(app: App) -> int:
     with RunningApp(app) as running:
         say_started(app, running.started)
         if running.mcp_endpoint is not None:
-            sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
+            sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.where}).\n")
         sys.stderr.flush()
         running.show_windows("desktop")
     sys.stderr.write(f"{app.name} stopped\n")
@@ -269,7 +269,7 @@ def run_headless(app: App) -> int:
         say_started(app, running.started)
         endpoint = running.mcp_endpoint
         if endpoint is not None:
-            sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")
+            sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.where}). Ctrl-C stops it.\n")
         else:
             sys.stderr.write(f"{app.name} is running headless; it is not an MCP server (the app never called .mcp(...)). Ctrl-C stops it.\n")
         sys.stderr.flush()
