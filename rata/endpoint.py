@@ -29,7 +29,8 @@ up nor keep a good client out.
 Why the app's folder and not ``$TMPDIR``: both sides already know the folder (it holds the
 database and the token), and a coding agent's sandbox may give it a ``TMPDIR`` of its own.
 The folder is 0700 and the socket 0600; the app also checks the peer's uid (``SO_PEERCRED``
-on Linux, ``LOCAL_PEERCRED`` on macOS, `rata.endpoint_platform.peer_refusal`). A lock file (``mcp.sock.lock``, held with ``flock`` while the app runs)
+on Linux, ``LOCAL_PEERCRED`` on macOS: `rata.endpoint_platform.peer_refusal`). A lock file
+(``mcp.sock.lock``, held with ``flock`` while the app runs, ``msvcrt.locking`` on Windows)
 tells a live endpoint from a stale socket left by a crash: the lock dies with the process.
 Closing (or a stop signal, `rata.stopping`) removes the socket and the lock file.
 
@@ -201,6 +202,9 @@ class EndpointServer:
                 f"Could not open the {self.kind.protocol} endpoint at {self.path}: {error.strerror or error}.",
                 hint="Check that the app's folder is writable (RATA_HOME sets it).",
             ) from None
+        except BaseException:
+            self._cleanup.run()  # a path too long for a socket, say: the lock must not outlive the failed open
+            raise
         self._sock = sock
         self._wake_r, self._wake_w = socket.socketpair()
         self._thread = threading.Thread(target=self._accept_loop, name=f"rata-endpoint-{self.kind.socket_name}", daemon=True)

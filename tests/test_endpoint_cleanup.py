@@ -63,3 +63,13 @@ def test_one_lock_whichever_the_transport_so_a_tcp_copy_is_refused_while_a_unix_
         EndpointServer(folder, MCP, serve_nothing, transport="tcp").open()
     with EndpointServer(folder, MCP, serve_nothing, transport="tcp"), pytest.raises(EndpointError, match="Another running copy"):
         EndpointServer(folder, MCP, serve_nothing, transport="unix").open()
+
+
+def test_an_open_that_fails_releases_its_lock_and_leaves_no_file(rata_home):
+    folder = AppFolder(rata_home).ensure()
+    (rata_home / "mcp.sock").mkdir()  # something no crashed run leaves, which cannot be removed as a file
+    with pytest.raises(EndpointError, match="Could not open the RATA-MCP/1 endpoint"):
+        EndpointServer(folder, MCP, serve_nothing).open()
+    assert sorted(os.listdir(rata_home)) == ["instance.token", "logs", "mcp.sock"]
+    (rata_home / "mcp.sock").rmdir()
+    EndpointServer(folder, MCP, serve_nothing).open().close()  # the failed open held nothing
