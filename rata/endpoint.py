@@ -265,7 +265,8 @@ class EndpointServer:
 
     def _remove_files(self) -> None:
         """Remove the socket, then the lock file (while still holding its lock), then drop the lock."""
-        _unlink(self.path)
+        with contextlib.suppress(OSError):  # something else at the path (a folder, say) is left there, and the lock still dropped
+            _unlink(self.path)
         if self._lock_fd is not None:
             with contextlib.suppress(PermissionError):  # Windows removes no open file: it stays, unlocked, for the next start to take
                 _unlink(self._lock_path)
