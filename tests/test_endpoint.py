@@ -134,7 +134,8 @@ def test_the_tcp_endpoint_listens_on_loopback_only_and_names_its_port_in_a_0600_
     server = EndpointServer(folder, MCP, echo).open()
     named = port_path(folder, MCP)
     assert server.path == named == address_path(folder, MCP) and not socket_path(folder, MCP).exists()
-    assert stat.S_ISREG(named.stat().st_mode) and stat.S_IMODE(named.stat().st_mode) == 0o600
+    assert stat.S_ISREG(named.stat().st_mode)
+    assert stat.S_IMODE(named.stat().st_mode) == 0o600 or os.name != "posix"  # on Windows the folder's access list guards it
     assert named.read_text() == f"{server.port}\n"
     assert server.where == f"127.0.0.1:{server.port}, named in {named}"  # what `crm --headless` tells the user
     assert server._sock.getsockname() == ("127.0.0.1", server.port)
@@ -163,6 +164,8 @@ def test_a_port_file_that_names_no_port_is_refused_naming_the_file_and_the_fix(f
 
 @pytest.mark.parametrize("served", ["unix", "tcp"])
 def test_a_client_finds_the_app_whichever_transport_the_app_chose_whatever_its_own_choice(folder, served):
+    if served == "unix" and not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix sockets here")
     with EndpointServer(folder, MCP, echo, transport=served):
         connection = connect(folder, MCP)
         assert connection is not None

@@ -3,8 +3,8 @@ removed under a waiting app is not trusted. Each test runs over both transports 
 
 from __future__ import annotations
 
-import fcntl
 import os
+import socket
 
 import pytest
 
@@ -47,6 +47,7 @@ def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(ra
     folder = AppFolder(rata_home)
     running = EndpointServer(folder, MCP, serve_nothing).open()
     lock_path = rata_home / "mcp.sock.lock"
+    fcntl = pytest.importorskip("fcntl")  # the flock case; Windows locks differently
     late = os.open(lock_path, os.O_RDWR)
     try:
         running.close()
@@ -57,6 +58,7 @@ def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(ra
         os.close(late)
 
 
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no Unix sockets here")
 def test_one_lock_whichever_the_transport_so_a_tcp_copy_is_refused_while_a_unix_copy_serves(rata_home):
     folder = AppFolder(rata_home)
     with EndpointServer(folder, MCP, serve_nothing, transport="unix"), pytest.raises(EndpointError, match="Another running copy"):

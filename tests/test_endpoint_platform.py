@@ -151,7 +151,7 @@ def test_any_port_file_content_is_a_port_or_a_value_error(data):
 def test_the_port_file_is_0600_written_whole_and_read_back(tmp_path):
     path = tmp_path / "mcp.port"
     write_port_file(str(path), 50123)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 or os.name != "posix"  # on Windows the folder's access list guards it
     assert path.read_bytes() == b"50123\n"
     assert os.listdir(tmp_path) == ["mcp.port"]
     write_port_file(str(path), 50124)  # a crashed run's file is replaced
