@@ -25,6 +25,8 @@ from rata.errors import EndpointError
 from rata.folder import AppFolder
 
 pytestmark = pytest.mark.usefixtures("endpoint_transport")
+unix_only = pytest.mark.parametrize("endpoint_transport", ["unix"], indirect=True)
+tcp_only = pytest.mark.parametrize("endpoint_transport", ["tcp"], indirect=True)
 
 
 def echo(connection: Connection) -> None:
@@ -115,9 +117,8 @@ def test_a_client_with_the_token_passes_the_challenge_and_lines_flow_unchanged(f
     connection.close()
 
 
-def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder, endpoint_transport):
-    if endpoint_transport != "unix":
-        pytest.skip("the TCP endpoint has no socket file: see the next test")
+@unix_only
+def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder):
     server = EndpointServer(folder, MCP, echo).open()
     path = socket_path(folder, MCP)
     assert path.parent == folder.path
@@ -128,9 +129,8 @@ def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder, endpo
     assert connect(folder, MCP) is None
 
 
-def test_the_tcp_endpoint_listens_on_loopback_only_and_names_its_port_in_a_0600_file_gone_after_close(folder, endpoint_transport):
-    if endpoint_transport != "tcp":
-        pytest.skip("the Unix endpoint names no port: see the test before")
+@tcp_only
+def test_the_tcp_endpoint_listens_on_loopback_only_and_names_its_port_in_a_0600_file_gone_after_close(folder):
     server = EndpointServer(folder, MCP, echo).open()
     named = port_path(folder, MCP)
     assert server.path == named == address_path(folder, MCP) and not socket_path(folder, MCP).exists()
@@ -353,10 +353,6 @@ def open_endpoint():
             yield server
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-unix_only = pytest.mark.parametrize("endpoint_transport", ["unix"], indirect=True)
-tcp_only = pytest.mark.parametrize("endpoint_transport", ["tcp"], indirect=True)
 
 
 @needs_root
