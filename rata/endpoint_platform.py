@@ -157,9 +157,10 @@ class short_address:
             short = f"/proc/self/fd/{self._fd}/{self.path.name}"
             if len(short) <= _SUN_PATH_MAX:
                 return short
+            self.__exit__()
         raise EndpointError(
             f"The endpoint's path is too long for a Unix socket ({len(os.fsencode(text))} bytes): {text}.",
-            hint="Set RATA_HOME to a shorter folder.",
+            hint="Set RATA_HOME to a shorter folder, or RATA_ENDPOINT=tcp for the loopback TCP endpoint, which has no path.",
         )
 
     def __exit__(self, *exc: object) -> None:
