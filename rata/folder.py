@@ -33,6 +33,8 @@ PRIVATE_FILES = ("app.db", "app.db-wal", "app.db-shm", "app.db-journal", TOKEN_F
 """Files rata keeps in the folder that must be 0600 (plus everything in the logs folder)."""
 MCP_SOCKET = "mcp.sock"  # the running app's endpoints (rata.endpoint)
 DEV_SOCKET = "dev.sock"
+MCP_PORT = "mcp.port"  # the same endpoints over loopback TCP (Windows): the files naming their ports
+DEV_PORT = "dev.port"
 RESTARTING = "dev.restarting"  # there while `rata dev` restarts the app after an edit: a shim waits for the new one
 
 

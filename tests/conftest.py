@@ -26,6 +26,16 @@ def rata_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(params=["unix", "tcp"])
+def endpoint_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs the test once over each endpoint transport, chosen as a user would (``RATA_ENDPOINT``, which child processes inherit):
+    the Unix socket of Linux and macOS, and the loopback TCP of Windows, so that the Windows path is a tested path."""
+    if request.param == "unix" and sys.platform.startswith("win"):
+        pytest.skip("Windows has only the TCP endpoint")
+    monkeypatch.setenv("RATA_ENDPOINT", request.param)
+    return request.param
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """The async tests (`pytest.mark.anyio`) run on asyncio only, the loop the MCP SDK client is tested on."""

@@ -1,4 +1,7 @@
-"""The private endpoint: a 0600 socket in the app's folder that only this install's token opens."""
+"""The private endpoint: a 0600 socket in the app's folder (loopback TCP on Windows) that only this install's token opens.
+
+Every test here runs over both transports (`endpoint_transport`): the Unix socket, and the TCP endpoint Windows uses.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from rata.endpoint import DEV, MCP, Connection, EndpointServer, Kind, socket_path
+from rata.endpoint import DEV, MCP, Connection, EndpointServer, Kind, address_path, dial, port_path, socket_path
 from rata.endpoint import connect as endpoint_connect
+from rata.endpoint_platform import write_port_file
 from rata.errors import EndpointError
 from rata.folder import AppFolder
+
+pytestmark = pytest.mark.usefixtures("endpoint_transport")
+unix_only = pytest.mark.parametrize("endpoint_transport", ["unix"], indirect=True)
+tcp_only = pytest.mark.parametrize("endpoint_transport", ["tcp"], indirect=True)
 
 
 def echo(connection: Connection) -> None:
@@ -49,11 +57,39 @@ def close_what_the_test_opened():
 
 
 def raw(folder: AppFolder, kind: Kind = MCP) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """A plain connection to the endpoint, before the handshake, by whichever transport it listens on."""
+    dialed = dial(folder, kind, timeout=5)
+    assert dialed is not None, "no endpoint listening"
+    sock = dialed[0]
     OPENED.append(sock)
     sock.settimeout(5)
-    sock.connect(str(socket_path(folder, kind)))
     return sock
+
+
+def listener(folder: AppFolder, transport: str) -> socket.socket:
+    """Something else listening where a client looks for the app's MCP endpoint: an impostor."""
+    if transport == "tcp":
+        sock = socket.create_server(("127.0.0.1", 0))
+        write_port_file(str(port_path(folder, MCP)), sock.getsockname()[1])
+    else:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(str(socket_path(folder, MCP)))
+        sock.listen(1)
+    OPENED.append(sock)
+    return sock
+
+
+def leave_a_crashed_runs_file(folder: AppFolder, transport: str) -> Path:
+    """What a killed app leaves: a socket bound but no longer listening, or a port file naming a port nobody listens on."""
+    if transport == "tcp":
+        with socket.create_server(("127.0.0.1", 0)) as gone:
+            port = gone.getsockname()[1]
+        write_port_file(str(port_path(folder, MCP)), port)
+        return port_path(folder, MCP)
+    crashed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    crashed.bind(str(socket_path(folder, MCP)))
+    crashed.close()
+    return socket_path(folder, MCP)
 
 
 def connect(folder: AppFolder, kind: Kind) -> Connection | None:
@@ -81,6 +117,7 @@ def test_a_client_with_the_token_passes_the_challenge_and_lines_flow_unchanged(f
     connection.close()
 
 
+@unix_only
 def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder):
     server = EndpointServer(folder, MCP, echo).open()
     path = socket_path(folder, MCP)
@@ -92,15 +129,56 @@ def test_the_socket_is_0600_in_the_app_folder_and_gone_after_close(folder):
     assert connect(folder, MCP) is None
 
 
+@tcp_only
+def test_the_tcp_endpoint_listens_on_loopback_only_and_names_its_port_in_a_0600_file_gone_after_close(folder):
+    server = EndpointServer(folder, MCP, echo).open()
+    named = port_path(folder, MCP)
+    assert server.path == named == address_path(folder, MCP) and not socket_path(folder, MCP).exists()
+    assert stat.S_ISREG(named.stat().st_mode)
+    assert stat.S_IMODE(named.stat().st_mode) == 0o600 or os.name != "posix"  # on Windows the folder's access list guards it
+    assert named.read_text() == f"{server.port}\n"
+    assert server.where == f"127.0.0.1:{server.port}, named in {named}"  # what `crm --headless` tells the user
+    assert server._sock.getsockname() == ("127.0.0.1", server.port)
+    assert [name for name in os.listdir(folder.path) if name.endswith(".tmp")] == []  # written whole, through a temporary
+    server.close()
+    assert not named.exists()
+    assert connect(folder, MCP) is None
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", server.port), timeout=5).close()
+
+
+def test_a_port_file_that_names_no_port_is_refused_naming_the_file_and_the_fix(folder, endpoint_transport):
+    named = port_path(folder, MCP)
+    for content in (b"", b"http\n", b"0\n", b"65536\n", b"99999999\n", b"12 34\n"):
+        named.write_bytes(content)
+        with pytest.raises(EndpointError, match="is not one rata wrote") as refused:
+            connect(folder, MCP)
+        assert str(named) in refused.value.message and "Remove it" in (refused.value.hint or "")
+    named.unlink()
+    if not hasattr(os, "mkfifo"):
+        return  # Windows: no FIFOs to put there
+    os.mkfifo(named)  # never blocks the client: refused as not a regular file
+    with pytest.raises(EndpointError, match="not a regular file"):
+        connect(folder, MCP)
+
+
+@pytest.mark.parametrize("served", ["unix", "tcp"])
+def test_a_client_finds_the_app_whichever_transport_the_app_chose_whatever_its_own_choice(folder, served):
+    if served == "unix" and not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix sockets here")
+    with EndpointServer(folder, MCP, echo, transport=served):
+        connection = connect(folder, MCP)
+        assert connection is not None
+        connection.send(b"found\n")
+        assert connection.rfile.readline() == b"FOUND\n"
+
+
 def test_no_endpoint_means_connect_answers_none(folder):
     assert connect(folder, MCP) is None
 
 
-def test_a_stale_socket_from_a_crashed_run_reads_as_no_app_and_is_replaced(folder):
-    path = socket_path(folder, MCP)
-    crashed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    crashed.bind(str(path))  # bound, never listening, then abandoned: what a killed app leaves
-    crashed.close()
+def test_a_stale_socket_from_a_crashed_run_reads_as_no_app_and_is_replaced(folder, endpoint_transport):
+    path = leave_a_crashed_runs_file(folder, endpoint_transport)
     assert path.exists()
     assert connect(folder, MCP) is None
     with EndpointServer(folder, MCP, echo):
@@ -122,12 +200,14 @@ def test_a_wrong_answer_is_refused_and_logged(folder, endpoint, caplog):
     sock.sendall(b"0" * 64 + b"\n")
     assert read_line(sock) == "DENIED wrong answer to the challenge (not this install's token, or an answer to another challenge)\n"
     assert sock.recv(1) == b""
-    assert "refused pid" in caplog.text and "wrong answer" in caplog.text
+    assert ("refused a client from port" if os.environ["RATA_ENDPOINT"] == "tcp" else "refused pid") in caplog.text
+    assert "wrong answer" in caplog.text
 
 
 def test_a_client_with_another_installs_token_is_refused(folder, endpoint, tmp_path):
     other = AppFolder(tmp_path / "other").ensure()
-    (other.path / "mcp.sock").symlink_to(socket_path(folder, MCP))  # same endpoint, the wrong token
+    name = address_path(folder, MCP).name  # same endpoint, the wrong token
+    (other.path / name).symlink_to(folder.path / name)
     with pytest.raises(EndpointError, match="refused the connection: wrong answer"):
         connect(other, MCP)
 
@@ -155,6 +235,7 @@ def test_a_late_answer_is_refused(folder, endpoint, caplog):
 
 def test_the_mcp_and_dev_endpoints_never_accept_each_others_clients(folder):
     with EndpointServer(folder, DEV, echo):
+        assert address_path(folder, DEV).name.startswith("dev.")
         mcp_at_dev_socket = Kind(MCP.protocol, DEV.socket_name)
         with pytest.raises(EndpointError, match="speaks RATA-DEV/1, not RATA-MCP/1"):
             connect(folder, mcp_at_dev_socket)
@@ -165,12 +246,8 @@ def test_the_mcp_and_dev_endpoints_never_accept_each_others_clients(folder):
         assert connect(folder, DEV) is not None
 
 
-def test_the_client_does_not_trust_an_endpoint_that_cannot_prove_the_token(folder):
-    path = socket_path(folder, MCP)
-    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    impostor.bind(str(path))
-    impostor.listen(1)
-    OPENED.append(impostor)
+def test_the_client_does_not_trust_an_endpoint_that_cannot_prove_the_token(folder, endpoint_transport):
+    impostor = listener(folder, endpoint_transport)
 
     def pretend() -> None:
         sock, _ = impostor.accept()
@@ -198,7 +275,7 @@ def test_several_clients_are_served_at_once_and_one_dying_leaves_the_others(fold
     assert endpoint.clients == 2
 
 
-def test_a_long_folder_path_still_gets_a_socket(tmp_path):
+def test_a_long_folder_path_still_gets_an_endpoint(tmp_path):
     deep = AppFolder(tmp_path / ("x" * 60) / ("y" * 60)).ensure()
     assert len(str(socket_path(deep, MCP))) > 110
     with EndpointServer(deep, MCP, echo):
@@ -211,27 +288,49 @@ def test_a_long_folder_path_still_gets_a_socket(tmp_path):
 NOBODY = 65534
 OTHER_USER_CONNECTS = """
 import socket, sys
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.settimeout(5)
-try:
-    sock.connect(sys.argv[1])
-except PermissionError:
-    print("permission denied")
+where = sys.argv[1]
+if where.startswith("read:"):
+    try:
+        open(where[5:]).read()
+    except PermissionError:
+        print("permission denied")
+    else:
+        print("read it")
+    sys.exit(0)
+if where.startswith("tcp:"):
+    sock = socket.create_connection(("127.0.0.1", int(where[4:])), timeout=5)
 else:
-    line = b""
-    while not line.endswith(b"\\n"):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(5)
+    try:
+        sock.connect(where)
+    except PermissionError:
+        print("permission denied")
+        sys.exit(0)
+
+def line():
+    data = b""
+    while not data.endswith(b"\\n"):
         chunk = sock.recv(1)
         if not chunk:
             break
-        line += chunk
-    print(line.decode().strip() or "closed")
+        data += chunk
+    return data.decode().strip()
+
+said = line()
+if len(sys.argv) > 2 and said.startswith("RATA-"):
+    sock.sendall(sys.argv[2].encode() + b"\\n")
+    said = line()
+print(said or "closed")
 """
 
 
-def as_other_user(path: Path) -> str:
+def as_other_user(where: Path | str, *answer: str) -> str:
+    """What another user gets: connecting to a socket path or ``tcp:PORT`` (and answering the greeting), or ``read:PATH``."""
     # the system's Python: the test's own may live in a home folder that user cannot enter
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    result = subprocess.run([python, "-I", "-c", OTHER_USER_CONNECTS, str(path)], user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=30)
+    command = [python, "-I", "-c", OTHER_USER_CONNECTS, str(where), *answer]
+    result = subprocess.run(command, user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
@@ -240,8 +339,8 @@ needs_root = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason=
 
 
 @pytest.fixture
-def open_folder():
-    """An app folder that every user can traverse (unlike pytest's 0700 temp folders), so only the socket decides."""
+def open_endpoint():
+    """An endpoint in an app folder that every user can traverse (unlike pytest's 0700 temp folders), so only the socket decides."""
     import shutil
     import tempfile
 
@@ -249,23 +348,41 @@ def open_folder():
     try:
         folder = AppFolder(base / "home").ensure()
         os.chmod(base, 0o755)
-        with EndpointServer(folder, MCP, echo):
+        with EndpointServer(folder, MCP, echo) as server:
             os.chmod(folder.path, 0o755)  # after open(), which makes the folder private again
-            yield folder
+            yield server
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
 @needs_root
-def test_another_user_cannot_connect_even_when_the_folder_is_open(open_folder):
-    assert as_other_user(socket_path(open_folder, MCP)) == "permission denied"
+@unix_only
+def test_another_user_cannot_connect_even_when_the_folder_is_open(open_endpoint):
+    assert as_other_user(socket_path(open_endpoint.folder, MCP)) == "permission denied"
 
 
 @needs_root
-def test_another_user_is_refused_by_uid_even_if_the_socket_were_loosened(open_folder, caplog):
+@tcp_only
+def test_another_user_cannot_read_the_port_file_even_when_the_folder_is_open(open_endpoint):
+    assert as_other_user(f"read:{port_path(open_endpoint.folder, MCP)}") == "permission denied"
+
+
+@needs_root
+@tcp_only
+def test_another_user_who_finds_the_port_gets_the_challenge_and_is_refused_without_the_token(open_endpoint, caplog):
+    """On Windows any local user can reach a loopback port: the challenge on the token is what keeps them out."""
     caplog.set_level(logging.WARNING, logger="rata.endpoint")
-    os.chmod(socket_path(open_folder, MCP), 0o777)
-    assert as_other_user(socket_path(open_folder, MCP)) == "DENIED wrong user"
+    said = as_other_user(f"tcp:{open_endpoint.port}", "0" * 64)
+    assert said == "DENIED wrong answer to the challenge (not this install's token, or an answer to another challenge)"
+    assert "refused a client from port" in caplog.text
+
+
+@needs_root
+@unix_only
+def test_another_user_is_refused_by_uid_even_if_the_socket_were_loosened(open_endpoint, caplog):
+    caplog.set_level(logging.WARNING, logger="rata.endpoint")
+    os.chmod(socket_path(open_endpoint.folder, MCP), 0o777)
+    assert as_other_user(socket_path(open_endpoint.folder, MCP)) == "DENIED wrong user"
     assert f"uid {NOBODY}" in caplog.text
 
 
@@ -283,14 +400,13 @@ def drip(socks: list[socket.socket], seconds: float, every: float = 0.2) -> None
 
 
 def patient(folder: AppFolder) -> socket.socket:
-    """`raw`, retrying while the listen backlog is full (a Unix socket says so at once instead of waiting)."""
+    """`raw`, retrying while the listen backlog is full (a Unix socket says so at once, EAGAIN, instead of waiting)."""
     end = time.monotonic() + 5
     while True:
         try:
             return raw(folder)
-        except BlockingIOError:
-            OPENED.pop().close()
-            if time.monotonic() > end:
+        except EndpointError as error:
+            if "temporarily unavailable" not in error.message or time.monotonic() > end:
                 raise
             time.sleep(0.01)
 
@@ -353,11 +469,8 @@ def test_a_protocol_line_sent_right_after_the_answer_is_not_swallowed_by_the_han
     assert read_line(sock) == "FIRST LINE\n"
 
 
-def test_the_client_gives_up_on_an_app_that_drips_its_greeting(folder, tmp_path):
-    impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    OPENED.append(impostor)
-    impostor.bind(str(socket_path(folder, MCP)))
-    impostor.listen(1)
+def test_the_client_gives_up_on_an_app_that_drips_its_greeting(folder, endpoint_transport):
+    impostor = listener(folder, endpoint_transport)
     stop = threading.Event()
 
     def greet_slowly() -> None:

@@ -1,15 +1,18 @@
-"""The endpoint's files: closing removes the socket and the lock file, and a lock file removed under a waiting app is not trusted."""
+"""The endpoint's files: closing removes the socket (or the TCP endpoint's port file) and the lock file, and a lock file
+removed under a waiting app is not trusted. Each test runs over both transports (`endpoint_transport`)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
+import socket
 
 import pytest
 
-from rata.endpoint import DEV, MCP, EndpointServer, _same_file
+from rata.endpoint import DEV, MCP, EndpointServer, _same_file, address_path
 from rata.errors import EndpointError
 from rata.folder import AppFolder
+
+pytestmark = pytest.mark.usefixtures("endpoint_transport")
 
 
 def serve_nothing(connection) -> None:
@@ -20,7 +23,7 @@ def serve_nothing(connection) -> None:
 def test_closing_an_endpoint_removes_its_socket_and_its_lock_file(rata_home, kind):
     folder = AppFolder(rata_home)
     endpoint = EndpointServer(folder, kind, serve_nothing).open()
-    names = {kind.socket_name, kind.socket_name + ".lock"}
+    names = {address_path(folder, kind).name, kind.socket_name + ".lock"}
     assert names <= set(os.listdir(rata_home))
     endpoint.close()
     assert names.isdisjoint(os.listdir(rata_home))
@@ -44,6 +47,7 @@ def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(ra
     folder = AppFolder(rata_home)
     running = EndpointServer(folder, MCP, serve_nothing).open()
     lock_path = rata_home / "mcp.sock.lock"
+    fcntl = pytest.importorskip("fcntl")  # the flock case; Windows locks differently
     late = os.open(lock_path, os.O_RDWR)
     try:
         running.close()
@@ -52,3 +56,22 @@ def test_a_lock_taken_on_a_lock_file_that_was_removed_meanwhile_is_told_apart(ra
         EndpointServer(folder, MCP, serve_nothing).open().close()
     finally:
         os.close(late)
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no Unix sockets here")
+def test_one_lock_whichever_the_transport_so_a_tcp_copy_is_refused_while_a_unix_copy_serves(rata_home):
+    folder = AppFolder(rata_home)
+    with EndpointServer(folder, MCP, serve_nothing, transport="unix"), pytest.raises(EndpointError, match="Another running copy"):
+        EndpointServer(folder, MCP, serve_nothing, transport="tcp").open()
+    with EndpointServer(folder, MCP, serve_nothing, transport="tcp"), pytest.raises(EndpointError, match="Another running copy"):
+        EndpointServer(folder, MCP, serve_nothing, transport="unix").open()
+
+
+def test_an_open_that_fails_releases_its_lock_and_leaves_no_file(rata_home):
+    folder = AppFolder(rata_home).ensure()
+    (rata_home / "mcp.sock").mkdir()  # something no crashed run leaves, which cannot be removed as a file
+    with pytest.raises(EndpointError, match="Could not open the RATA-MCP/1 endpoint"):
+        EndpointServer(folder, MCP, serve_nothing).open()
+    assert sorted(os.listdir(rata_home)) == ["instance.token", "logs", "mcp.sock"]
+    (rata_home / "mcp.sock").rmdir()
+    EndpointServer(folder, MCP, serve_nothing).open().close()  # the failed open held nothing

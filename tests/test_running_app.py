@@ -14,7 +14,7 @@ from rata.testing import AgentClient
 from tests.conftest import CRM, subprocess_env
 from tests.windows.shared import require_chromium
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("endpoint_transport")]  # the Unix socket, and Windows' TCP
 
 
 LOOK_AROUND = """
@@ -31,7 +31,8 @@ def look(host):
     seen["runtime"] = window.eval_json("typeof window.rata")
     seen["dev_modules"] = sorted(name for name in sys.modules if name.startswith("rata.debug_build"))
     seen["dev_socket"] = (app.folder.path / "dev.sock").exists()
-    seen["mcp_socket"] = (app.folder.path / "mcp.sock").exists()
+    seen["mcp_socket"] = (app.folder.path / "mcp.sock").exists() or (app.folder.path / "mcp.port").exists()
+    seen["dev_socket"] = seen["dev_socket"] or (app.folder.path / "dev.port").exists()
     host.backend.stop()
 
 with RunningApp(app) as running:

@@ -25,7 +25,7 @@ import sys
 
 from rata import stopping
 from rata.errors import AppLoadError, RataError
-from rata.folder import MCP_SOCKET
+from rata.folder import MCP_PORT, MCP_SOCKET
 from rata.logs import configure_logging
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -230,7 +230,7 @@ def _pipe(connection: Any, name: str, folder: AppFolder) -> int:
 
 def _running_app(folder: AppFolder, name: str) -> object | None:
     """A connection to the running app's MCP endpoint; None (after saying why on stderr) when there is none to use."""
-    if not os.path.exists(folder.file(MCP_SOCKET)):
+    if not (os.path.exists(folder.file(MCP_SOCKET)) or os.path.exists(folder.file(MCP_PORT))):
         return None  # the common case, decided without importing the endpoint code
     from rata.mcp.shim import find_running_app
 
@@ -254,7 +254,7 @@ def run_with_window(app: App) -> int:
     with RunningApp(app) as running:
         say_started(app, running.started)
         if running.mcp_endpoint is not None:
-            sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.path}).\n")
+            sys.stderr.write(f"{app.name} is running; agents reach it through `{app.name} --mcp` (endpoint {running.mcp_endpoint.where}).\n")
         sys.stderr.flush()
         running.show_windows("desktop")
     sys.stderr.write(f"{app.name} stopped\n")
@@ -269,7 +269,7 @@ def run_headless(app: App) -> int:
         say_started(app, running.started)
         endpoint = running.mcp_endpoint
         if endpoint is not None:
-            sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.path}). Ctrl-C stops it.\n")
+            sys.stderr.write(f"{app.name} is running headless; agents reach it through `{app.name} --mcp` (endpoint {endpoint.where}). Ctrl-C stops it.\n")
         else:
             sys.stderr.write(f"{app.name} is running headless; it is not an MCP server (the app never called .mcp(...)). Ctrl-C stops it.\n")
         sys.stderr.flush()

@@ -70,7 +70,7 @@ def _run(target: Any, headless: bool) -> None:
         say_started(target, running.started)
         where = "headless Chromium" if headless else "its window"
         sys.stderr.write(
-            f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.path}). Ctrl-C stops it.\n"
+            f"{target.name} is running in dev mode in {where}; `rata mcp dev` in this project sees it (endpoint {endpoint.where}). Ctrl-C stops it.\n"
         )
         sys.stderr.flush()
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -118,6 +117,8 @@ def _pipe_preexec(read_end: int, write_end: int) -> Callable[[], None]:
     leaves no Chromium behind. (The signal comes when the thread that started the child ends,
     so only the main thread, which lives as long as the process, asks for it.)
     """
+    import fcntl  # here, in the parent: POSIX only, and a Windows user's import of this module must not need it
+
     die_with_parent = _death_signal_setter() if threading.current_thread() is threading.main_thread() else None
 
     def preexec() -> None:

@@ -1,4 +1,6 @@
-"""MCP inside the running app: agents connected through the endpoint share its database, live registry and events."""
+"""MCP inside the running app: agents connected through the endpoint share its database, live registry and events.
+
+Every test runs over both endpoint transports (`endpoint_transport`): the Unix socket, and the TCP endpoint Windows uses."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import threading
 
 import pytest
 
-from rata.endpoint import MCP, connect
+from rata.endpoint import MCP, address_path, connect
 from rata.events import AgentCalled
 from rata.running_app import RunningApp
 from rata.testing import AgentClient
@@ -15,6 +17,8 @@ from tests.mcp.fixtures import crm, era  # noqa: F401 - fixtures
 
 ADA = {"name": "Ada Lovelace", "email": "ada@example.com"}
 INDEX = "app://customers_index"
+
+pytestmark = pytest.mark.usefixtures("endpoint_transport")
 
 
 @pytest.fixture
@@ -25,20 +29,21 @@ def running(crm):
 
 def test_a_running_app_that_is_an_mcp_server_opens_its_endpoint(running, crm):
     assert running.mcp_endpoint is not None
-    assert running.mcp_endpoint.path == crm.folder.path / "mcp.sock"
+    named = "mcp.port" if running.mcp_endpoint.transport == "tcp" else "mcp.sock"
+    assert running.mcp_endpoint.path == address_path(crm.folder, MCP) == crm.folder.path / named
 
 
 def test_the_endpoint_is_gone_when_the_app_stops(crm):
     with RunningApp(crm):
-        assert (crm.folder.path / "mcp.sock").exists()
-    assert not (crm.folder.path / "mcp.sock").exists()
+        assert address_path(crm.folder, MCP).exists()
+    assert not address_path(crm.folder, MCP).exists()
     assert connect(crm.folder, MCP) is None
 
 
 def test_an_app_without_mcp_opens_no_endpoint(lab_without_mcp):
     with RunningApp(lab_without_mcp) as running:
         assert running.mcp_endpoint is None
-        assert not (lab_without_mcp.folder.path / "mcp.sock").exists()
+        assert not address_path(lab_without_mcp.folder, MCP).exists()
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""`crm --mcp`, the shim, for real: the running app in the background, the official SDK client in front."""
+"""`crm --mcp`, the shim, for real: the running app in the background, the official SDK client in front.
+
+Every test runs over both endpoint transports (`endpoint_transport`): the Unix socket, and the TCP endpoint Windows uses."""
 
 from __future__ import annotations
 
@@ -17,12 +19,14 @@ import pytest
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 
+from rata.endpoint import MCP, address_path
+from rata.folder import AppFolder
 from rata.testing import AgentClient
 from tests.conftest import subprocess_env
 from tests.mcp.peers import INDEX_URI, MODERN, TOOL_NAMES, Background, crm_command, crm_home, migrated_folder  # noqa: F401 - fixtures
 from tests.mcp.test_sdk_peer import connected, index, server, store, text_of
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("endpoint_transport")]
 
 ADA = {"name": "Ada Lovelace", "email": "ada@example.com"}
 GRACE = {"name": "Grace Hopper", "email": "grace@example.com"}
@@ -131,7 +135,7 @@ def test_the_agent_sees_the_same_tools_and_results_through_the_shim_and_headless
 def test_a_killed_app_leaves_a_stale_socket_the_shim_falls_back_and_the_next_start_recovers(crm_home: Path):
     first = Running(crm_home)
     first.stop(signal.SIGKILL)
-    assert (crm_home / "mcp.sock").exists()  # what a crash leaves behind
+    assert address_path(AppFolder(crm_home), MCP).exists()  # what a crash leaves behind: a socket, or a port file
     with shim(crm_home) as agent:
         assert [tool["name"] for tool in agent.list_tools()] == TOOL_NAMES
     assert HEADLESS in agent.stderr
@@ -157,7 +161,7 @@ def test_stopping_the_app_ends_the_shim_and_removes_the_endpoint(crm_home: Path)
         client.close()
         client._process.stderr.close()
     assert "crm stopped" in said
-    assert not (crm_home / "mcp.sock").exists()
+    assert not address_path(AppFolder(crm_home), MCP).exists()
 
 
 def test_a_second_headless_start_is_refused_while_the_first_runs(running):

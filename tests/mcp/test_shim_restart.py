@@ -19,6 +19,7 @@ from rata.mcp.endpoint_server import serve_agents
 from rata.mcp.shim import pipe
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+pytestmark = pytest.mark.usefixtures("endpoint_transport")  # the Unix socket, and the TCP endpoint Windows uses
 RELEASE = threading.Event()
 STARTED = threading.Event()
 
