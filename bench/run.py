@@ -321,9 +321,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=10, help="the timed calls are made in this many turns per server, alternating (default 10)")
     parser.add_argument(
         "--server-tool",
-        choices=("customers_show", "customers_store"),
-        default="customers_show",
-        help="the tool called in the throughput run (default customers_show of a stored customer)",
+        choices=("customers_index", "customers_show", "customers_store"),
+        default="customers_index",
+        help="the tool called in the throughput run (default customers_index, also run by the SQL floor, bench/sql_floor.py)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="3 inspect runs, 2/1 codegen repetitions, 1 end-to-end run, 3 cold starts and 500 calls per server"

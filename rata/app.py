@@ -422,7 +422,7 @@ class App:
             if spec.ctx_param is not None:
                 kwargs[spec.ctx_param] = Ctx(self, request, work)
             value = spec.fn(**kwargs)
-            if spec.is_async or inspect.isawaitable(value):
+            if spec.is_async or (type(value) not in _NEVER_AWAITED and inspect.isawaitable(value)):
                 value = _run_coroutine(value)
         if spec.live and work.used:
             self.live.record_reads(spec.name, work.tables.reads)
@@ -449,6 +449,10 @@ class App:
                 f"The command {spec.name!r} returned a value that does not match its return type: {mismatch}.",
                 hint="Fix the command or its return annotation.",
             ) from None
+
+
+_NEVER_AWAITED = frozenset({list, dict, tuple, str, int, float, bool, type(None)})
+"""What most commands return, and no awaitable is: `inspect.isawaitable` (an ABC check) is skipped for these (bench/run.py --only server)."""
 
 
 def _each(fns: tuple[Callable[..., Any] | Iterable[Callable[..., Any]], ...]) -> Iterable[Callable[..., Any]]:

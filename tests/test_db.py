@@ -210,3 +210,26 @@ def test_a_tracker_of_its_own_hears_every_remembered_report_of_a_kept_statement(
         finally:
             crm_app.track_tables(None)
         assert (sqlite3.SQLITE_READ, "customers") in {report[:2] for report in heard}
+
+
+def test_a_statement_sqlite_prepares_anew_on_every_run_is_seen_reading_its_tables_every_time(database):
+    # A LIKE with a bound pattern is prepared again on every run, so its reports come again: each unit still gets its tables.
+    database.connection().execute("INSERT INTO notes VALUES (1)")
+    for _ in range(3):
+        with UnitOfWork(database) as work:
+            work.connection.execute("SELECT * FROM notes WHERE CAST(x AS TEXT) LIKE ?", ("%1%",)).fetchall()
+        assert work.tables.reads == {"notes"}
+
+
+def test_a_known_statement_that_reads_another_table_after_a_schema_change_is_seen_reading_it(database):
+    conn = database.connection()
+    conn.execute("CREATE VIEW seen AS SELECT x FROM entries")
+    sql = "SELECT * FROM seen WHERE CAST(x AS TEXT) LIKE ?"
+    with UnitOfWork(database) as work:
+        work.connection.execute(sql, ("%",)).fetchall()
+    assert "entries" in work.tables.reads and "notes" not in work.tables.reads
+    conn.execute("DROP VIEW seen")
+    conn.execute("CREATE VIEW seen AS SELECT x FROM notes")
+    with UnitOfWork(database) as work:
+        work.connection.execute(sql, ("%",)).fetchall()
+    assert "notes" in work.tables.reads
