@@ -60,6 +60,7 @@ from rata import stopping
 from rata._record import Record
 from rata.endpoint_platform import LOOPBACK, TCP, UNIX, choose_transport
 from rata.errors import EndpointError
+from rata.filelock import try_lock
 from rata.folder import DEV_SOCKET, MCP_SOCKET, AppFolder
 from rata.lines import LineWriter
 from rata.logs import LazyLogger
@@ -282,7 +283,12 @@ class EndpointServer:
     def _take_lock(self) -> None:
         while True:
             fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-            if not osdep.try_lock(fd):
+            try:
+                held = not try_lock(fd)
+            except OSError as error:
+                os.close(fd)
+                raise EndpointError(f"{self._lock_path} cannot be locked: {error.strerror or error}.", hint="Put the app's folder (RATA_HOME) on a local disk.") from None
+            if held:
                 os.close(fd)
                 raise EndpointError(
                     f"Another running copy of this app already serves {self.kind.protocol} at {self.path}.",

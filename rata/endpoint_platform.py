@@ -6,7 +6,6 @@
   reader found: `linux_peer` (``SO_PEERCRED``) or `darwin_peer` (``LOCAL_PEERCRED``, parsed by
   `parse_xucred`). A TCP peer has no user the endpoint can read, so only the token decides there.
 - the port file: where a TCP endpoint's client finds the port (`write_port_file`, `read_port_file`).
-- `try_lock`: the lock that tells a live endpoint from a crashed run's files (``flock``; ``msvcrt`` on Windows).
 
 Nothing here imports `fcntl` or `msvcrt` at module import: each is imported where it is used.
 """
@@ -253,30 +252,3 @@ def no_delay(sock: socket.socket) -> None:
     """Send each line at once: MCP is a line each way, which Nagle's algorithm would hold back."""
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-# --- the lock ---
-
-
-def try_lock(fd: int) -> bool:
-    """Take the endpoint's lock on the open file `fd` without waiting; False when another process holds it.
-
-    The lock dies with the process (``flock``; on Windows ``msvcrt.locking`` on the first byte), which is
-    what tells a live endpoint from a crashed run's files.
-    """
-    if sys.platform.startswith("win"):
-        import msvcrt
-
-        os.lseek(fd, 0, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        except OSError:
-            return False
-        return True
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True

@@ -32,6 +32,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from rata.errors import DatabaseNewerError, DatabaseNotReadyError, MigrationError, MigrationFailedError, MigrationsPendingError, RataError
+from rata.filelock import try_lock, unlock
 from rata.logs import LazyLogger
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
@@ -319,7 +320,7 @@ class _Lock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.wait
         try:
-            while not _try_lock(fd):
+            while not try_lock(fd):
                 if time.monotonic() >= deadline:
                     raise MigrationError(
                         f"Another process kept the migration lock {self.path!r} for over {self.wait:g} s, so this one did not migrate the database.",
@@ -336,40 +337,9 @@ class _Lock:
         fd, self._fd = self._fd, None
         if fd is not None:
             try:
-                _unlock(fd)
+                unlock(fd)
             finally:
                 os.close(fd)
-
-
-def _try_lock(fd: int) -> bool:
-    if os.name == "nt":
-        import msvcrt  # imported here: nothing on a server's start-up path loads it
-
-        os.lseek(fd, 0, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        except OSError:
-            return False
-        return True
-    import fcntl  # imported here, never at module import
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except (BlockingIOError, PermissionError):
-        return False
-    return True
-
-
-def _unlock(fd: int) -> None:
-    if os.name == "nt":
-        import msvcrt
-
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
-        return
-    import fcntl
-
-    fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def keep_copy(conn: sqlite3.Connection, folder: AppFolder, version: int) -> Path:

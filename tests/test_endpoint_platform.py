@@ -25,7 +25,6 @@ from rata.endpoint_platform import (
     peer_credentials,
     peer_refusal,
     read_port_file,
-    try_lock,
     write_port_file,
 )
 from rata.errors import EndpointError
@@ -163,22 +162,3 @@ def test_a_port_file_that_is_a_folder_is_refused_not_read(tmp_path):
     (tmp_path / "mcp.port").mkdir()
     with pytest.raises(EndpointError, match="not a regular file"):
         read_port_file(str(tmp_path / "mcp.port"))
-
-
-# --- the lock ---
-
-
-def test_the_lock_is_taken_once_and_free_again_when_its_holder_closes(tmp_path):
-    path = tmp_path / "mcp.sock.lock"
-    first = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    second = os.open(path, os.O_RDWR)
-    try:
-        assert try_lock(first)
-        assert not try_lock(second)
-        os.close(first)
-        first = -1
-        assert try_lock(second)
-    finally:
-        for fd in (first, second):
-            if fd >= 0:
-                os.close(fd)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rata.filelock import try_lock
 from rata.errors import ConfigError
 
 MAX_BYTES = 16 * 1024 * 1024  # no client's config is near this; a larger file is not one rata edits
@@ -216,7 +217,7 @@ class _Lock:
                 fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError as error:
                 raise _os_refusal(self.path, error) from None
-            if _try_lock(fd) and _same_file(fd, self.lock):
+            if try_lock(fd) and _same_file(fd, self.lock):
                 self.fd = fd
                 return self
             os.close(fd)
@@ -241,24 +242,6 @@ def lock_timeout() -> float:
     except ValueError:
         return LOCK_TIMEOUT
     return min(max(value, 0.0), 600.0) if value == value else LOCK_TIMEOUT
-
-
-def _try_lock(fd: int) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        import msvcrt
-
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        except OSError:
-            return False
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
 
 
 def _same_file(fd: int, path: Path) -> bool:
