@@ -1,7 +1,26 @@
 """Typed errors. Library code raises these; the CLI shows them once, at the edge.
 
 Every error carries a message that names the problem and, where there is one, a hint
-that says how to fix it.
+that says how to fix it. The tree (exit codes where a class sets its own; a test keeps it true):
+
+    RataError  (exit 1)
+        ConfigError
+        AppLoadError
+        CodegenError
+            SchemaBoundsError
+        MigrationError
+            MigrationFailedError
+            DatabaseNewerError
+            MigrationsPendingError
+            DatabaseNotReadyError
+        DispatchError
+            UnknownCommandError
+            ForbiddenError
+            ConfirmationRequiredError
+            ResultError
+        DriftError  (exit 4)
+        EndpointError
+        WindowError
 """
 
 from __future__ import annotations

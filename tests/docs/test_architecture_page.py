@@ -65,3 +65,49 @@ def test_what_the_module_map_says_was_moved_away_is_gone():
     for path in GONE:
         assert f"`{path}`" in MOVED or f"`{path}/`" in MOVED, f"the module map does not list {path}"
         assert not (ROOT / path).exists(), f"{path} is listed as moved but is still there"
+
+
+MEMBER = re.compile(r"`([A-Z]\w*)\.(\w+)(?:\(\))?`")
+
+
+def classes_by_name() -> dict[str, list[type]]:
+    """Every class rata's modules define, by name (several modules may define one name)."""
+    import inspect
+    import pkgutil
+
+    import rata
+
+    found: dict[str, list[type]] = {}
+    for info in pkgutil.walk_packages(rata.__path__, "rata."):
+        if info.name in ("rata.__main__",):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra (the desktop toolkit) not installed here
+            continue
+        for value in vars(module).values():
+            if inspect.isclass(value) and value.__module__ == info.name:
+                found.setdefault(value.__name__, []).append(value)
+    return found
+
+
+def test_every_class_member_the_page_names_exists():
+    """`Server._run`, `App.dispatch`, ...: a class rata defines, and a member of it (a method, property or attribute)."""
+    cited = sorted(set(MEMBER.findall(named_now())))
+    assert len(cited) > 10
+    classes = classes_by_name()
+    missing = []
+    for owner, member in cited:
+        candidates = classes.get(owner, [])
+        if not any(has_member(cls, member) for cls in candidates):
+            missing.append(f"{owner}.{member}")
+    assert missing == []
+
+
+def has_member(cls: type, member: str) -> bool:
+    """A class attribute, a slot, an annotated field, or an attribute its methods set on self."""
+    import inspect
+
+    if hasattr(cls, member) or member in getattr(cls, "__slots__", ()) or member in getattr(cls, "__annotations__", {}):
+        return True
+    return re.search(rf"\bself\.{member}\s*(?::[^=]+)?=(?!=)", inspect.getsource(cls)) is not None
