@@ -22,7 +22,7 @@ class Record:
         names = self.__slots__
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional arguments")
-        for name, value in zip(names, args):
+        for name, value in zip(names, args, strict=False):
             object.__setattr__(self, name, value)
         for name in names[len(args):]:
             if name in kwargs:

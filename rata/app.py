@@ -75,7 +75,9 @@ class Mcp:
     def result_limit(self, tokens: int | None) -> Mcp:
         """Refuse a tool result over about `tokens` tokens (default 25,000) with an error naming the arguments that narrow it; None sends any size."""
         if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1):
-            raise CodegenError(f"result_limit({tokens!r}): the limit must be a whole number of tokens of at least 1.", hint="Pass e.g. 25_000, or None for no limit.")
+            raise CodegenError(
+                f"result_limit({tokens!r}): the limit must be a whole number of tokens of at least 1.", hint="Pass e.g. 25_000, or None for no limit."
+            )
         self.result_tokens = tokens
         return self
 

@@ -99,7 +99,7 @@ def choices(node: Node) -> list[str] | None:
         values = node.values
     elif isinstance(node, UnionNode):
         found = [choices(option) for option in node.options]
-        if any(option is None and not _is_null(node_) for option, node_ in zip(found, node.options)):
+        if any(option is None and not _is_null(node_) for option, node_ in zip(found, node.options, strict=False)):
             return None
         return [value for option in found if option for value in option]
     else:

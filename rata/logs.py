@@ -63,7 +63,7 @@ _BIG_INT = 10**100
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-_UTC = dt.timezone.utc
+_UTC = dt.UTC
 HEAD_FIELDS = frozenset({"ts", "level", "logger", "message"})
 """The four fields every line starts with (a reader of the log, `rata.dev_server.shapes`, shows them apart)."""
 

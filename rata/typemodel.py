@@ -297,7 +297,9 @@ class Analyzer:
             args = typing.get_args(base)
             return ContentNode(self._node(args[0], f"{where} (the data of rata.Content)"))
         if _is_content_class(base) and base.__name__ == "Content":
-            raise CodegenError(f"{where}: rata.Content needs the type of its data.", hint="Write Content[T] (e.g. Content[Customer]), or list[Part] for parts alone.")
+            raise CodegenError(
+                f"{where}: rata.Content needs the type of its data.", hint="Write Content[T] (e.g. Content[Customer]), or list[Part] for parts alone."
+            )
         kinds, optional = _part_kinds(base)
         if kinds:
             return PartsNode(kinds, many=False, optional=optional)
@@ -310,7 +312,7 @@ class Analyzer:
     # --- dispatch over the kinds of hint ---
 
     def _node(self, hint: Any, where: str) -> Node:
-        if isinstance(hint, str) or isinstance(hint, typing.ForwardRef):
+        if isinstance(hint, (str, typing.ForwardRef)):
             ref = hint if isinstance(hint, str) else hint.__forward_arg__
             raise CodegenError(
                 f"{where}: the type {ref!r} could not be resolved.",
@@ -569,7 +571,44 @@ def _simple_hints(fn: Any) -> dict[str, Any] | None:
     return hints
 
 
-_KEYWORDS = frozenset({"False", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"})
+_KEYWORDS = frozenset(
+    {
+        "False",
+        "True",
+        "and",
+        "as",
+        "assert",
+        "async",
+        "await",
+        "break",
+        "class",
+        "continue",
+        "def",
+        "del",
+        "elif",
+        "else",
+        "except",
+        "finally",
+        "for",
+        "from",
+        "global",
+        "if",
+        "import",
+        "in",
+        "is",
+        "lambda",
+        "nonlocal",
+        "not",
+        "or",
+        "pass",
+        "raise",
+        "return",
+        "try",
+        "while",
+        "with",
+        "yield",
+    }
+)
 
 
 def _lookup(table: dict[Any, Any], hint: Any) -> Any:

@@ -325,7 +325,10 @@ def test_without_middleware_a_call_is_authorized_once_and_with_middleware_again_
     assert checks == ["internal_only", "meetings_count"]
 
 
-@pytest.mark.parametrize(("name", "valid"), [("a" * 128, True), ("v2.items-list_x", True), ("a" * 129, False), ("", False), ("bad name", False), ("caf\u00e9", False), ("trailing\n", False)])
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [("a" * 128, True), ("v2.items-list_x", True), ("a" * 129, False), ("", False), ("bad name", False), ("caf\u00e9", False), ("trailing\n", False)],
+)
 def test_a_command_name_is_1_to_128_letters_digits_dots_dashes_or_underscores(name: str, valid: bool) -> None:
     @command(name=name or None)
     def named(ctx: Ctx) -> None:

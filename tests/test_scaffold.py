@@ -256,7 +256,9 @@ def test_a_packaging_tools_name_is_refused_because_installing_the_app_would_repl
     assert "my-" + name in refused.value.hint and not (tmp_path / name).exists()
 
 
-@pytest.mark.parametrize(("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")])
+@pytest.mark.parametrize(
+    ("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")]
+)
 def test_a_name_an_installed_distribution_holds_is_refused_naming_it(tmp_path, name, holder):
     """`rata new click` then `pip install -e .` would uninstall click, which rata's own CLI needs."""
     with pytest.raises(ConfigError, match="installed in this Python environment") as refused:

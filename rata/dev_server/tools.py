@@ -44,7 +44,7 @@ _DEFAULTS: dict[str, Any] = {"note": ""}
 def _new(kind: Any, *values: Any, **named: Any) -> Any:
     """A result dict of TypedDict `kind`: positional values in field order, then keywords, then defaults."""
     fields = list(kind.__annotations__)
-    out = dict(zip(fields, values))
+    out = dict(zip(fields, values, strict=False))
     out.update(named)
     for name in fields:
         if name not in out:
@@ -92,7 +92,8 @@ class AppInfo(TypedDict):
 
 @command(can=ABILITY, read_only=True, text=info_answer.app_info_text)
 def app_info(ctx: Ctx) -> AppInfo:
-    """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with installed versions; counts of commands, tools and resources."""
+    """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with
+    installed versions; counts of commands, tools and resources."""
     from rata.codegen.catalog import build_catalog
 
     loaded = target(ctx).loaded()
@@ -226,7 +227,8 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "", after: st
         summary: Only table names and row counts.
         filter: Only tables (and their views/triggers) whose name contains this text.
         after: Only tables, views and triggers whose name sorts after this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
@@ -263,7 +265,8 @@ def database_query(
         sql: One SQL statement.
         limit: The most rows to return; the answer says when there were more.
         offset: Skip this many rows of the statement's result first (the answer's next_offset, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
@@ -297,7 +300,8 @@ def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.B
 
     Args:
         after: Only migrations whose version is above this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     from rata.migrations import MigrationStatus, discover, status
 
@@ -347,7 +351,8 @@ def read_log_entries(
         pattern: Only entries whose message or traceback matches this Python regular expression (at most 1,000 characters; the search stops after 5 seconds).
         since: Only entries at or after this ISO 8601 time (e.g. 2026-07-28T09:00:00Z).
         before: Only entries older than this place in the log: the before of an earlier answer, to get the next part (it holds across new entries and rotation).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     app = target(ctx).app()
     moment, tokens = _since(since), budget.budget_of(ctx, budget_tokens)
@@ -397,7 +402,8 @@ def _since(text: str) -> dt.datetime | None:
 
 @command(can=ABILITY, read_only=True, text=logs_answer.error_text)
 def last_error(ctx: Ctx) -> LastError:
-    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback (shortened inside if larger than the server's token budget)."""
+    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback (shortened inside if larger than the server's token
+    budget)."""
     app = target(ctx).app()
     scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
     if scan.entries:
@@ -457,7 +463,8 @@ def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens 
 
     Args:
         after: Only commands whose name sorts after this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     app = target(ctx).app()
     limit = budget.budget_of(ctx, budget_tokens)
@@ -536,7 +543,8 @@ def search_docs(
     Args:
         queries: One or more searches, e.g. ["live queries", "confirm delete"].
         skip: Hits already shown (the answer's next_skip, to get the next part); the ranking is the same for the same docs and queries.
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default 2,000, or the server's budget when that is smaller). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default 2,000, or the server's budget when that is smaller). What does
+            not fit is left for the next call, which the answer names.
     """
     index = _index(ctx)
     if not index.roots:
@@ -600,7 +608,9 @@ def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) 
 
     app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
     app.commands(*dev_commands())
-    app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None))
+    app.mcp(
+        Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None)
+    )
     app.target = target_project  # type: ignore[attr-defined]
     app.budget_tokens = budget.checked(budget_tokens)  # type: ignore[attr-defined]
     return app

@@ -112,7 +112,8 @@ def window_snapshot(
         window: The window's label, from app_windows.
         from_line: The snapshot's line to start at (the cut answer's note names it), 1 for the top.
         root: Only this element's subtree: a ref from the latest snapshot, like e12.
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     limit = budget.budget_of(ctx, budget_tokens)
     snap = _bridge(ctx, "snapshot", window=window, from_line=from_line - 1, max_lines=lines_to_ask(limit), root=root)
@@ -143,7 +144,8 @@ def window_act(
         text: What to type, or the option to select.
         key: The key to press.
         url: Where to go, within the app (like /customers).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     limit = budget.budget_of(ctx, budget_tokens)
     result = _bridge(ctx, "act", window=window, action=action, ref=ref, text=text, key=key, url=url, max_lines=lines_to_ask(limit))
@@ -191,7 +193,8 @@ def app_calls(
         window: Only this window's calls (default: every window).
         limit: How many of the latest calls.
         before: Only calls older than this one (a call's seq: the answer's next_before, to get the older ones).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     tokens = budget.budget_of(ctx, budget_tokens)
     rows = [call_row(row) for row in _bridge(ctx, "calls", window=window, limit=min(limit + 1, CALL_LOG_SIZE), before=before)]

@@ -225,7 +225,10 @@ def _text(value: object, key: str, pyproject: Path, *, one_line: bool = True) ->
 
 def _table(value: object, key: str, pyproject: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{key} in {str(pyproject)!r} must be a table, not {type(value).__name__} {shown(value)}.", hint=f"Write it as [{key.strip('[]')}] with key = value lines.")
+        raise ConfigError(
+            f"{key} in {str(pyproject)!r} must be a table, not {type(value).__name__} {shown(value)}.",
+            hint=f"Write it as [{key.strip('[]')}] with key = value lines.",
+        )
     return value
 
 
@@ -542,7 +545,11 @@ def _scripts(value: object, pyproject: Path) -> dict[str, str]:
     scripts = _strings(value, "[project.scripts]", pyproject)
     for name, target in scripts.items():
         if not _SCRIPT_NAME.match(name):
-            raise ConfigError(f"The console script name {shown(name)} in [project.scripts] is not a valid command name.", hint="Use letters, digits, '-', '_' or '.'.")
+            raise ConfigError(
+                f"The console script name {shown(name)} in [project.scripts] is not a valid command name.", hint="Use letters, digits, '-', '_' or '.'."
+            )
         if not _OBJECT_REF.match(target):
-            raise ConfigError(f"[project.scripts] {name} = {shown(target)} is not a module:function reference.", hint=f'For example {name} = "my_app.main:main".')
+            raise ConfigError(
+                f"[project.scripts] {name} = {shown(target)} is not a module:function reference.", hint=f'For example {name} = "my_app.main:main".'
+            )
     return scripts

@@ -81,7 +81,9 @@ def test_a_call_line_has_its_seq_window_command_arguments_time_and_outcome():
     row = call_row({"seq": 7, "window": "main", "command": "customers_store", "kind": "invoke", "args": {"name": "Ada", "n": 2, "on": True, "x": None},
                     "started": "2026-12-02T05:00:01", "ms": 6.4, "ok": False, "error": "no such table:\n customers"})  # fmt: skip
     answer = fit_calls([row], False, budget.DEFAULT_TOKENS, {"window": None, "limit": 20, "budget_tokens": None})
-    assert calls_text(answer) == '1 call, oldest first:\n#7 05:00:01 main customers_store(name="Ada", n=2, on=true, x=null) 6 ms error: no such table: customers'
+    assert (
+        calls_text(answer) == '1 call, oldest first:\n#7 05:00:01 main customers_store(name="Ada", n=2, on=true, x=null) 6 ms error: no such table: customers'
+    )
     assert answer["next_before"] is None and answer["note"] == ""
 
 

@@ -184,7 +184,12 @@ def test_a_skip_past_the_end_is_an_error_that_says_which_skips_there_are(small_d
 
 
 SKIPS = st.one_of(
-    st.integers(0, 80), st.integers(min_value=-(10**20), max_value=10**20), st.none(), st.text(max_size=8), st.floats(allow_nan=False, allow_infinity=False), st.booleans()
+    st.integers(0, 80),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.none(),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
 )
 QUERY = st.one_of(st.text(alphabet="ab字é zebra", max_size=520), st.text(max_size=520))
 QUERIES = st.one_of(st.lists(QUERY, min_size=1, max_size=10), st.lists(QUERY, max_size=12), QUERY, st.none(), st.integers())

@@ -189,7 +189,9 @@ def test_add_commands_quote_paths_with_spaces():
 # --- YAML --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["yes", "No", "null", "~", "-", "1.0", "0.0.1", "a: b", "#x", "C:\\Program Files\\x", "@foo", "--mcp", "", "é", "x'y\"z", "- a"])
+@pytest.mark.parametrize(
+    "text", ["yes", "No", "null", "~", "-", "1.0", "0.0.1", "a: b", "#x", "C:\\Program Files\\x", "@foo", "--mcp", "", "é", "x'y\"z", "- a"]
+)
 def test_yaml_scalars_round_trip(text):
     assert yaml.safe_load(dump_yaml({"k": text, "l": [text], text or "e": 1})) == {"k": text, "l": [text], text or "e": 1}
 

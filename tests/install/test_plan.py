@@ -140,7 +140,9 @@ def test_a_merge_keeps_other_servers_and_unknown_keys(crm, tmp_path):
     assert '        "other": {"command": "x"},\n' in path.read_text()  # untouched text keeps its formatting
 
 
-@pytest.mark.parametrize(("key", "file", "top"), [("vscode", ".vscode/mcp.json", "servers"), ("zed", ".zed/settings.json", "context_servers"), ("opencode", "opencode.json", "mcp")])
+@pytest.mark.parametrize(
+    ("key", "file", "top"), [("vscode", ".vscode/mcp.json", "servers"), ("zed", ".zed/settings.json", "context_servers"), ("opencode", "opencode.json", "mcp")]
+)
 def test_jsonc_files_keep_their_comments(crm, tmp_path, key, file, top):
     path = tmp_path / file
     path.parent.mkdir(exist_ok=True)
@@ -247,7 +249,16 @@ def test_jsonc_errors_say_where(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["{}", "{ }", '{"x": 1}', '{\n  "x": 1,\n}', '{\n  "x": 1 // c\n}', '{\n  "servers": {}\n}', '{\n  "servers": {"a": 1,} // c\n}', '{"servers": {"crm": [1, 2]}}'],
+    [
+        "{}",
+        "{ }",
+        '{"x": 1}',
+        '{\n  "x": 1,\n}',
+        '{\n  "x": 1 // c\n}',
+        '{\n  "servers": {}\n}',
+        '{\n  "servers": {"a": 1,} // c\n}',
+        '{"servers": {"crm": [1, 2]}}',
+    ],
 )
 def test_jsonc_set_server_changes_only_that_member(text):
     new = jsonc.set_server(text, "servers", "crm", {"command": "/x", "args": ["a"]})

@@ -197,10 +197,9 @@ async def test_the_index_resource_reads_as_the_customer_list_in_json(crm_home, m
 @pytest.mark.parametrize("mode", ["auto", MODERN])
 async def test_a_listen_echoes_the_subscription_and_reports_a_write_to_the_index(crm_home, mode):
     with anyio.fail_after(TEST_SECONDS):
-        async with connected(crm_home, mode) as client:
-            async with client.listen(resource_subscriptions=[INDEX_URI, "app://nope"]) as subscription:
-                assert subscription.honored.resource_subscriptions == [INDEX_URI]
-                await store(client)
-                with anyio.fail_after(5):
-                    event = await anext(subscription)
+        async with connected(crm_home, mode) as client, client.listen(resource_subscriptions=[INDEX_URI, "app://nope"]) as subscription:
+            assert subscription.honored.resource_subscriptions == [INDEX_URI]
+            await store(client)
+            with anyio.fail_after(5):
+                event = await anext(subscription)
     assert event == ResourceUpdated(uri=INDEX_URI)

@@ -40,7 +40,9 @@ async def connected(home: Path, mode: str, elicit: Any = None) -> AsyncIterator[
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(command=sys.executable, args=[str(APP), "--mcp"], env=env)
-    client = Client(params, mode=mode, elicitation_callback=elicit, read_timeout_seconds=10, client_info=types.Implementation(name="rata-peer-tests", version="1.0"))
+    client = Client(
+        params, mode=mode, elicitation_callback=elicit, read_timeout_seconds=10, client_info=types.Implementation(name="rata-peer-tests", version="1.0")
+    )
     async with client:
         yield client
 
@@ -67,7 +69,11 @@ async def test_the_sdk_lists_gets_and_completes_prompts(rata_home, mode):
     image, said = pictured.messages
     assert (image.role, image.content.type, image.content.data, image.content.mime_type) == ("user", "image", PNG, "image/png")
     assert (said.role, said.content.text) == ("assistant", "It is one pixel.")
-    assert (ids.completion.values, ids.completion.total, ids.completion.has_more) == (["14", "140", "141", "142", "143", "144", "145", "146", "147", "148", "149"], 11, False)
+    assert (ids.completion.values, ids.completion.total, ids.completion.has_more) == (
+        ["14", "140", "141", "142", "143", "144", "145", "146", "147", "148", "149"],
+        11,
+        False,
+    )
     assert tones.completion.values == ["brief"]
     assert unknown.value.code == -32602 and "Unknown prompt: hidden" in str(unknown.value)
     assert bad.value.code == -32602 and "customer_id: must be an integer, not a string" in str(bad.value)

@@ -230,7 +230,7 @@ def test_sequential_blocking_calls_reuse_one_idle_worker():
     server, answers = bare_server(lambda call: {"n": call.id})
     for n in range(20):
         server.receive(work_line(n))
-        wait_for(lambda: len(answers) == n + 1, f"no answer to call {n}")
+        wait_for(lambda n=n: len(answers) == n + 1, f"no answer to call {n}")
     server.close()
     assert [a["id"] for a in answers] == list(range(20))
     assert len(server._workers) == 1

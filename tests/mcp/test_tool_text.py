@@ -144,7 +144,9 @@ def test_a_real_server_sends_the_commands_text_in_both_eras(era, rata_home, tmp_
         result = agent.call("rows_list", {"count": 2})
         broken = agent.call("rows_broken")
     assert result.text == "0 | row 0\n1 | row 1"
-    assert result.data == ([{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}] if era == "modern" else {"result": [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}]})
+    assert result.data == (
+        [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}] if era == "modern" else {"result": [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}]}
+    )
     assert broken.is_error and "its text= function raised ValueError" in broken.text
 
 

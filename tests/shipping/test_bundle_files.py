@@ -129,7 +129,16 @@ def test_a_negation_in_mcpbignore_never_brings_back_rata_data():
     assert {ignore.why(PurePosixPath(path)) for path in ("notes/instance.token", "notes/app.db", "notes/logs/app.log.1")} == {"ignored"}
 
 
-SECRET_LOOKING = ["notes/server.pem", "notes/tls/site.key", "notes/id_ed25519", "notes/.npmrc", "notes/.netrc", "notes/.envrc", "notes/prod.env", "notes/secrets.toml"]
+SECRET_LOOKING = [
+    "notes/server.pem",
+    "notes/tls/site.key",
+    "notes/id_ed25519",
+    "notes/.npmrc",
+    "notes/.netrc",
+    "notes/.envrc",
+    "notes/prod.env",
+    "notes/secrets.toml",
+]
 
 
 def test_files_that_look_secret_are_left_out_and_named_in_one_warning_and_a_negation_brings_one_back(tmp_path):

@@ -278,7 +278,8 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
 
 
 def _own_text(text: Any, value: Any) -> str:
-    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a str."""
+    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a
+    str."""
     shown = text(value)
     if shown.__class__ is not str:
         raise TypeError(f"it returned {type(shown).__name__}, not str: return the text a model reads")
@@ -298,9 +299,7 @@ def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -
 
 def validation_result(tool: str, errors: ValidationErrors) -> dict[str, Any]:
     lines = [f"Invalid arguments for {tool}; fix these and call it again:"]
-    for field, messages in errors.to_dict().items():
-        for message in messages:
-            lines.append(f"- {field}: {message}" if field else f"- {message}")
+    lines.extend(f"- {field}: {message}" if field else f"- {message}" for field, messages in errors.to_dict().items() for message in messages)
     return error_result("\n".join(lines))
 
 
