@@ -147,7 +147,9 @@ def requirement_from(record: str | None, version: str) -> str:
         found = json.loads(record) if record else None
     except ValueError:
         return published
-    url = found.get("url") if isinstance(found, dict) else None
+    if not isinstance(found, dict):
+        return published
+    url = found.get("url")
     if not isinstance(url, str) or not url or clean_text(url) != url or any(c.isspace() for c in url):
         return published  # one line of a requirements file, never more: no control characters, no spaces
     vcs = found.get("vcs_info")

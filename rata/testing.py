@@ -157,7 +157,7 @@ class Listen:
             heard = list(self.client.notifications)
         changes = []
         for note in heard:
-            kind = _LIST_OF.get(note.get("method"))
+            kind = _LIST_OF.get(note.get("method", ""))
             if kind is not None and note.get("params", {}).get("_meta", {}).get(wire.META_SUBSCRIPTION) == self.id:
                 changes.append(kind)
         return changes
@@ -224,6 +224,10 @@ class AgentClient:
         self._answers: Answers = None
         self._asked: list[dict[str, Any]] = []
         self._server: Any = None
+        self._process: subprocess.Popen[bytes] | None = None
+        """The server process of a client made by `spawn`."""
+        self._connection: Any = None
+        """The app's endpoint connection of a client made by `running`."""
         if _transport is not None:
             self._write = _transport(self)
         else:

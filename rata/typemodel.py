@@ -17,7 +17,7 @@ import enum
 import sys
 import types
 import typing
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 from rata._record import Record
 from rata.docstrings import parse_docstring
@@ -491,7 +491,7 @@ class Analyzer:
         return node
 
 
-def _is_content_class(hint: Any) -> bool:
+def _is_content_class(hint: Any) -> TypeGuard[type]:
     return isinstance(hint, type) and hint.__module__ == CONTENT_MODULE
 
 

@@ -31,7 +31,7 @@ def _kind(command: dict[str, Any]) -> str:
 
 def _content(command: dict[str, Any]) -> str:
     """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
-    kinds = command.get("content", [])
+    kinds: list[str] = command.get("content", [])
     if len(kinds) == len(PART_KINDS):
         return "any content part"
     return ", ".join(_PART_NAMES.get(kind, kind) for kind in kinds)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rata.logs import LazyLogger
@@ -273,7 +274,7 @@ class McpChannel:
         live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
     def input(
-        self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None, ahead: frozenset[str] = frozenset()
+        self, requests: Sequence[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None, ahead: frozenset[str] = frozenset()
     ) -> list[dict[str, Any]]:
         """The client's answers to these requests (key prefix, key or None, method, params), asked in one round.
 
@@ -425,7 +426,7 @@ def read_sample(raw: object) -> Sample | None:
     model, role, content, stop = raw.get("model"), raw.get("role", "assistant"), raw.get("content"), raw.get("stopReason")
     if not isinstance(model, str) or role not in ("user", "assistant") or (stop is not None and not isinstance(stop, str)):
         return None
-    blocks = content if isinstance(content, list) else [content]
+    blocks: list[Any] = content if isinstance(content, list) else [content]
     if not blocks or not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
         return None
     texts = [block.get("text") for block in blocks if block.get("type") == "text"]

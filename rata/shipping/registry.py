@@ -292,7 +292,7 @@ def _ownership_notes(project: Project, name: str) -> list[str]:
     return [f"{where} lacks the line the registry checks on PyPI: {line}. Add it, then upload a release with it before publishing."]
 
 
-def validate(server: object) -> list[str]:
+def validate(server: Any) -> list[str]:
     """What makes `server` invalid against the committed registry schema, one message per problem (empty when valid)."""
     import jsonschema
 

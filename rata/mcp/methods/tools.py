@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from rata import tokens
 from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
@@ -46,8 +46,8 @@ _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # the encoder _TEXT makes on every call, made once (no circular check: results are fresh JSON values)
     _TEXT_PARTS = _C_ENCODER(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
 
-    def _TEXT(value: Any) -> str:  # noqa: N802 - the name it replaces
-        return "".join(_TEXT_PARTS(value, 0))
+    def _TEXT(o: Any) -> str:  # noqa: N802 - the name it replaces, and its parameter's
+        return "".join(_TEXT_PARTS(o, 0))
 
 
 class ToolHost(Protocol):
@@ -267,7 +267,7 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
     The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
     if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
-        return _content_result(value, tool, era, returns)
+        return _content_result(value, tool, era, cast(Node, returns))  # a content node's class, so not None
     shown = _own_text(text, value) if text is not None else value if value.__class__ is str else _TEXT(value)
     result: dict[str, Any] = {"content": [{"type": "text", "text": shown}]}
     output_schema = tool.get("outputSchema")
