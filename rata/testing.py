@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from rata.app import App
 from rata.mcp import wire
@@ -244,7 +244,7 @@ class AgentClient:
                 self.request("logging/setLevel", {"level": log_level})
 
     @classmethod
-    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> AgentClient:
+    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> Self:
         """A client talking to a server process over its stdin and stdout (its stderr goes where `stderr` says: inherited by default)."""
         process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
 
@@ -267,7 +267,7 @@ class AgentClient:
         return cls(None, _transport=transport, **options)
 
     @classmethod
-    def running(cls, app: App, **options: Any) -> AgentClient:
+    def running(cls, app: App, **options: Any) -> Self:
         """A client connected to the running app's MCP endpoint, the way `crm --mcp` connects (see `rata.running_app`)."""
         from rata.endpoint import MCP, connect
 
@@ -519,7 +519,7 @@ class AgentClient:
                 process.wait()
             process.stdout.close()
 
-    def __enter__(self) -> AgentClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -181,7 +181,7 @@ def test_a_function_without_the_decorator_is_refused_with_the_fix():
 
     with pytest.raises(CodegenError) as caught:
         App("x", identifier="com.example.x").commands(plain)
-    assert "@rata.command" in caught.value.hint
+    assert "@rata.command" in (caught.value.hint or "")
 
 
 def test_a_command_runs_in_one_transaction_rolled_back_when_it_fails():

@@ -163,7 +163,7 @@ def test_an_author_is_a_name_with_an_email_in_angle_brackets(text, author):
 def test_a_bad_author_is_refused_with_the_form_to_write(text, words):
     with pytest.raises(ConfigError) as caught:
         parse_author(text)
-    assert words in caught.value.message and "--author" in caught.value.hint
+    assert words in caught.value.message and "--author" in (caught.value.hint or "")
 
 
 def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypatch):

@@ -186,26 +186,31 @@ def test_a_literal_of_an_enum_member_holds_the_members_value() -> None:
 
 def test_an_enum_with_str_values_is_an_enum_node() -> None:
     node = Analyzer().analyze(Color, WHERE)
+    assert isinstance(node, EnumNode)
     assert (shape(node), node.values) == (("enum", Color), ["red", "green"])
 
 
 def test_an_enum_with_int_values_is_an_enum_node() -> None:
     node = Analyzer().analyze(Priority, WHERE)
+    assert isinstance(node, EnumNode)
     assert (shape(node), node.values) == (("enum", Priority), [1, 2])
 
 
 def test_a_list_is_a_list_node() -> None:
     node = Analyzer().analyze(list[int], WHERE)
+    assert isinstance(node, ListNode)
     assert (shape(node), node.unique) == (("list", list, INTEGER), False)
 
 
 def test_a_set_is_a_list_node_of_unique_items() -> None:
     node = Analyzer().analyze(set[str], WHERE)
+    assert isinstance(node, ListNode)
     assert (shape(node), node.unique) == (("list", set, STRING), True)
 
 
 def test_a_frozenset_is_a_list_node_of_unique_items() -> None:
     node = Analyzer().analyze(frozenset[str], WHERE)
+    assert isinstance(node, ListNode)
     assert (shape(node), node.unique) == (("list", frozenset, STRING), True)
 
 
@@ -356,7 +361,9 @@ def test_annotated_with_unhashable_examples_is_read() -> None:
 
 def test_a_recursive_dataclass_refers_to_its_own_node() -> None:
     node = Analyzer().analyze(TreeNode, WHERE)
+    assert isinstance(node, ObjectNode)
     children = node.fields[1].node
+    assert isinstance(children, ListNode)
     assert (shape(node), children.item is node) == (
         (
             "object",
@@ -371,7 +378,9 @@ def test_a_recursive_dataclass_refers_to_its_own_node() -> None:
 
 def test_mutually_recursive_dataclasses_refer_to_each_others_nodes() -> None:
     dept = Analyzer().analyze(Dept, WHERE)
+    assert isinstance(dept, ObjectNode) and isinstance(dept.fields[1].node, ListNode)
     person = dept.fields[1].node.item
+    assert isinstance(person, ObjectNode) and isinstance(person.fields[1].node, UnionNode)
     assert (shape(dept), person.fields[1].node.options[0] is dept) == (
         (
             "object",
@@ -405,7 +414,8 @@ def test_mutually_recursive_dataclasses_refer_to_each_others_nodes() -> None:
 
 def test_an_analyzer_reads_each_class_once() -> None:
     analyzer = Analyzer()
-    assert analyzer.analyze(Point, WHERE) is analyzer.analyze(list[Point], WHERE).item
+    listed = analyzer.analyze(list[Point], WHERE)
+    assert isinstance(listed, ListNode) and analyzer.analyze(Point, WHERE) is listed.item
 
 
 def test_json_value_is_the_explicit_opt_in_to_any_json_value() -> None:
@@ -705,4 +715,4 @@ def test_a_literal_or_enum_value_with_invisible_characters_is_refused_naming_it(
         with pytest.raises(CodegenError) as refused:
             Analyzer().analyze(hint, "command 'f', parameter 'x'")
         assert named in refused.value.message and "agent cannot see" in refused.value.message
-        assert "Use only visible characters" in refused.value.hint
+        assert "Use only visible characters" in (refused.value.hint or "")

@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ COMMANDS = {
 }
 
 
-def moments(command: str) -> list[object]:
+def moments(command: str) -> list[Any]:
     """Each delay with one of the three signals in turn, then serving with each signal."""
     cases = [pytest.param(command, delay, SIGNALS[i % 3], id=f"{command}-{delay}s-{SIGNALS[i % 3].name}") for i, delay in enumerate(DELAYS)]
     return cases + [pytest.param(command, "serving", signum, id=f"{command}-serving-{signum.name}") for signum in SIGNALS]

@@ -66,7 +66,9 @@ def sizes(result: Any) -> tuple[int, int]:
 
 def unbounded(project: Path, queries: list[str]) -> list[tuple[str, str, str, float]]:
     """Every hit of one search with no budget, as (link, heading, snippet, score), from an index of the same docs."""
-    index = DocsIndex([("project", project / "docs"), ("rata", rata_docs_dir())], shown={"project": "docs"})
+    docs = rata_docs_dir()
+    assert docs is not None
+    index = DocsIndex([("project", project / "docs"), ("rata", docs)], shown={"project": "docs"})
     return [(hit.link, hit.heading, hit.snippet, hit.score) for hit in index.search(queries)]
 
 

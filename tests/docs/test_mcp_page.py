@@ -309,6 +309,7 @@ def test_the_log_names_the_call_but_never_its_arguments(crm: App, tmp_path: Path
     from rata.logs import configure_logging
 
     handler = configure_logging(crm.folder, crm.name)
+    assert handler is not None
     try:
         with AgentClient(crm, client="secret-test") as agent:
             agent.call("customers_store", {"name": "Zebulon Quartermaine", "email": "zq@example.com"})

@@ -13,9 +13,9 @@ import yaml
 
 from rata.install import jsonc, merge
 from rata.install import plan as install
-from rata.install.clients import find_client
 from rata.loader import LoadedApp, load_app
 from tests.conftest import CRM
+from tests.install.known import known_client
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = ROOT / "docs" / "examples" / "hello"
@@ -29,7 +29,7 @@ def crm():
 
 
 def plan(key: str, loaded, **options):
-    return install.plan_install(find_client(key), loaded, install.app_tool_names(loaded), **options)
+    return install.plan_install(known_client(key), loaded, install.app_tool_names(loaded), **options)
 
 
 # --- the launch command ------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_rata_new_writes_the_dev_entry_by_the_same_rule():
     path, text = install.new_project_dev_file()
     assert path == ".mcp.json"
     assert json.loads(text) == {"mcpServers": {"rata": {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}}}
-    assert json.loads(text)["mcpServers"]["rata"] == find_client("claude-code").entry("rata", install.in_project_launch(".venv/bin/rata"))
+    assert json.loads(text)["mcpServers"]["rata"] == known_client("claude-code").entry("rata", install.in_project_launch(".venv/bin/rata"))
 
 
 def test_rata_home_is_passed_on_only_when_set(crm, monkeypatch):
@@ -272,7 +272,7 @@ def test_jsonc_set_server_changes_only_that_member(text):
 
 
 def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
-    kiro = find_client("kiro")
+    kiro = known_client("kiro")
     ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
     existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
     merged, kept = merge.merge_entry(kiro, existing, ours)

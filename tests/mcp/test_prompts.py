@@ -67,7 +67,10 @@ def follow_up(customer_id: int, tone: Tone = Tone.WARM, note: str = "") -> str:
     return f"Write a {tone.value} email to customer #{customer_id}.{note}"
 
 
-@prompt(can="notes.view", complete={"a": broken, "b": numbers, "c": writer})
+WRONG_COMPLETERS: dict[str, Any] = {"a": broken, "b": numbers, "c": writer}  # each wrong in its own way, on purpose
+
+
+@prompt(can="notes.view", complete=WRONG_COMPLETERS)
 def pictured(a: str = "", b: str = "", c: str = "", size: Literal["small", "large"] | None = None) -> list[Any]:
     """Show a picture."""
     return [Image(PNG, mime_type="image/png"), PromptMessage("A pixel.", role="assistant"), ResourceLink("test://pixel", "pixel")]

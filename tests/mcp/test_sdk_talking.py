@@ -70,7 +70,7 @@ class Recorder:
         )
 
     async def roots(self, context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri="file:///home/ada/project", name="project")])
+        return types.ListRootsResult(roots=[types.Root.model_validate({"uri": "file:///home/ada/project", "name": "project"})])
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
@@ -80,7 +80,7 @@ class Recorder:
 
 
 @asynccontextmanager
-async def connected(home: Path, mode: str, recorder: Recorder, *, elicit: bool = True, log_level: str | None = None) -> AsyncIterator[Client]:
+async def connected(home: Path, mode: str, recorder: Recorder, *, elicit: bool = True, log_level: types.LoggingLevel | None = None) -> AsyncIterator[Client]:
     client = Client(
         StdioServerParameters(command=sys.executable, args=["-m", "tests.mcp.talkers", "--mcp"], env=child_env(home), cwd=str(ROOT)),
         mode=mode,

@@ -283,7 +283,7 @@ def test_plan_write_refuses_a_file_rata_did_not_write_unless_forced(tmp_path, co
     path.write_text(content, encoding="utf-8")
     with pytest.raises(ConfigError) as raised:
         plan_write(path, entry)
-    assert "--force" in raised.value.hint
+    assert "--force" in (raised.value.hint or "")
     assert plan_write(path, entry, force=True) == "write"
 
 
