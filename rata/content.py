@@ -56,7 +56,7 @@ class _Part:
     write ``result.images == [Image(png, mime_type="image/png")]``."""
 
     __slots__ = ("audience", "priority")
-    __hash__ = None  # type: ignore[assignment]
+    # unhashable, as it is mutable: defining __eq__ makes Python set __hash__ to None
     _fields: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:

@@ -103,22 +103,22 @@ class ToolResult:
     @property
     def images(self) -> list[Image]:
         """The image blocks, decoded: ``result.images[0].data`` is the bytes, ``.mime_type`` their type."""
-        return self._parts("image")  # type: ignore[return-value]
+        return self._parts("image")
 
     @property
     def audio(self) -> list[Audio]:
         """The audio blocks, decoded."""
-        return self._parts("audio")  # type: ignore[return-value]
+        return self._parts("audio")
 
     @property
     def resources(self) -> list[EmbeddedResource]:
         """The embedded resources (``.text``, or ``.blob`` decoded), with their URIs and MIME types."""
-        return self._parts("resource")  # type: ignore[return-value]
+        return self._parts("resource")
 
     @property
     def links(self) -> list[ResourceLink]:
         """The resource links."""
-        return self._parts("resource_link")  # type: ignore[return-value]
+        return self._parts("resource_link")
 
     def _parts(self, kind: str) -> list[Any]:
         from rata.content import part_from_json

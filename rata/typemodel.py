@@ -473,7 +473,7 @@ class Analyzer:
                     )
             else:
                 defaults = getattr(cls, "_field_defaults", {})
-                for name in cls._fields:  # type: ignore[attr-defined]
+                for name in cls._fields:
                     if name not in hints:
                         raise CodegenError(f"{field_where.format(name)}: the field has no type hint.", hint="Annotate every field.")
                     node.fields.append(

@@ -23,11 +23,14 @@ from tests.mcp.peers import PEERS_BIN, peers_required
 
 pytestmark = pytest.mark.subprocess
 
-# What ruff lints (pyproject.toml's [tool.ruff] holds the rules) and pyright checks ([tool.pyright] include).
-LINTED = ["rata", "tests", "bench", "docs/examples", "examples"]
+# What ruff lints (pyproject.toml's [tool.ruff] holds the rules) and pyright checks ([tool.pyright] include): the
+# package and its tests. Not bench/ (scripts that measure, not shipped), docs/examples/ (shown verbatim on the
+# docs pages) or templates/ (what `rata new` writes, linted by the new app's own config).
+LINTED = ["rata", "tests"]
 CHECKED = ["rata", "tests"]
-# A `# type: ignore` is kept only where the code cannot say it better, and says why after the bracket.
-MOST_TYPE_IGNORES = 8
+# In rata/, a `# type: ignore` is kept only where the code cannot say it better, and says why after the bracket.
+# (tests/ may use them where a test passes a wrong type on purpose.)
+MOST_TYPE_IGNORES = 5
 GATE_TIMEOUT = 300  # seconds: each gate takes well under a minute on 2 cores; this bounds a wedged tool
 IGNORE = re.compile(r"#\s*(?:type|pyright):\s*ignore\b(?P<rest>.*)$")
 
@@ -79,13 +82,12 @@ def test_pyright_finds_no_error_over_rata_and_tests() -> None:
 
 
 def type_ignores() -> list[tuple[str, int, str]]:
-    """Each `# type: ignore` in rata/ and tests/: its file, its line, and what follows it."""
+    """Each `# type: ignore` (or `# pyright: ignore`) in rata/: its file, its line, and what follows it."""
     found = []
-    for folder in CHECKED:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if (match := IGNORE.search(line)) and path != Path(__file__):
-                    found.append((str(path.relative_to(ROOT)), number, match["rest"]))
+    for path in sorted((ROOT / "rata").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if match := IGNORE.search(line):
+                found.append((str(path.relative_to(ROOT)), number, match["rest"]))
     return found
 
 

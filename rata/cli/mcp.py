@@ -124,7 +124,7 @@ def _report_for_ci(output_format: OutputFormat, result: Inspection, app: App, ch
         _drifted(drift, check, save)
 
 
-def _one(kind: str, name: str, result: Inspection) -> dict:  # type: ignore[type-arg]
+def _one(kind: str, name: str, result: Inspection) -> dict:
     """The tool or prompt (`kind`) named `name` as agents see it, or a `ConfigError`: hidden from agents and why, or a near name."""
     import difflib
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from rata import __version__
 from rata.app import App, Mcp
@@ -53,8 +53,24 @@ def _new(kind: Any, *values: Any, **named: Any) -> Any:
     return {name: out[name] for name in fields}
 
 
+class DevApp(App):
+    """The dev server's own app (`dev_app`): an `App` that also holds the project it reads, the server's token
+    budget (`rata.dev_server.budget`) and its docs indexes, one per set of docs folders."""
+
+    def __init__(self, target: Target, budget_tokens: int) -> None:
+        super().__init__("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
+        self.target = target
+        self.budget_tokens = budget_tokens
+        self.docs_indexes: dict[tuple[tuple[str, str], ...], DocsIndex] = {}
+
+
+def dev_app_of(ctx: Ctx) -> DevApp:
+    """The app of a dev tool's call: always the dev server's, which `dev_app` made."""
+    return cast(DevApp, ctx.app)
+
+
 def target(ctx: Ctx) -> Target:
-    return ctx.app.target  # type: ignore[attr-defined, no-any-return]
+    return dev_app_of(ctx).target
 
 
 # --- app_info -----------------------------------------------------------------------------------
@@ -232,8 +248,8 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "", after: st
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return schema_answer.new_answer(path, False, note=_no_database(path))  # type: ignore[return-value]
-    return schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
+        return cast(DatabaseSchema, schema_answer.new_answer(path, False, note=_no_database(path)))  # built in its shape (test_shapes)
+    return cast(DatabaseSchema, schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens))
 
 
 Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
@@ -270,8 +286,8 @@ def database_query(
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return database_answer.empty_answer(_no_database(path))  # type: ignore[return-value]
-    return database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
+        return cast(QueryAnswer, database_answer.empty_answer(_no_database(path)))  # built in its shape (test_shapes)
+    return cast(QueryAnswer, database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens))
 
 
 # --- migrations ---------------------------------------------------------------------------------
@@ -319,13 +335,14 @@ def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.B
     else:
         rows = [MigrationStatus(m.version, m.name, "pending") for m in discover(folder)]
         notes.append(_no_database(path))
-    states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
+    states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]
     pending = sum(1 for s in states if s["state"] == "pending")
     if pending:
         notes.append(f"{pending} pending: apply with `rata migrate`.")
     if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
-    return info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[arg-type, return-value]
+    answer = info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)
+    return cast(MigrationReport, answer)  # built in its shape (tests/dev_server/test_shapes.py)
 
 
 # --- logs ---------------------------------------------------------------------------------------
@@ -357,7 +374,7 @@ def read_log_entries(
     app = target(ctx).app()
     moment, tokens = _since(since), budget.budget_of(ctx, budget_tokens)
     options = {"min_level": level, "logger": logger or None, "pattern": pattern or None, "since": moment, "before": before or None}
-    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, token_room=tokens, **options)  # type: ignore[arg-type]
+    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, token_room=tokens, **options)
     notes = []
     if not scan.files:
         notes.append(_no_log(app))
@@ -472,14 +489,14 @@ def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens 
     infos = []
     for name in names:
         spec = app.specs[name]
-        infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
+        infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))
     empty = _new(CommandList, [], len(app.specs), None)
     fit = budget.Fit(limit, commands_text(empty), empty)
     shown = budget.take(infos, fit, command_line)
     if shown == 0 and infos:  # one command larger than the whole budget: its description shortened to fit
         first = dict(infos[0])
         first["description"] = budget.shorten(first["description"], max(200, fit.room() * 3 // 4 - len(first["signature"])))
-        infos[0] = first  # type: ignore[assignment]
+        infos[0] = first
         shown = 1
     note, next_after = "", None
     if shown < len(infos):
@@ -561,11 +578,10 @@ def _index(ctx: Ctx) -> DocsIndex:
     shipped = rata_docs_dir()
     if shipped is not None and not (project is not None and shipped.resolve() == (project / "docs").resolve()):
         roots.append(("rata", shipped))
-    cache = getattr(ctx.app, "docs_indexes", {})
+    cache = dev_app_of(ctx).docs_indexes
     key = tuple((label, str(root)) for label, root in roots)
     if key not in cache:
         cache[key] = DocsIndex(roots, shown={"project": "docs"})
-        ctx.app.docs_indexes = cache  # type: ignore[attr-defined]
     return cache[key]
 
 
@@ -601,18 +617,16 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) -> App:
+def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) -> DevApp:
     """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit, no result limit
     (each tool keeps its answer within `budget_tokens`, the server's token budget, `rata.dev_server.budget`)."""
     from rata.dev_server import windows
 
-    app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
+    app = DevApp(target_project, budget.checked(budget_tokens))
     app.commands(*dev_commands())
     app.mcp(
         Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None)
     )
-    app.target = target_project  # type: ignore[attr-defined]
-    app.budget_tokens = budget.checked(budget_tokens)  # type: ignore[attr-defined]
     return app
 
 

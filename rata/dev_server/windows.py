@@ -42,9 +42,10 @@ class DevBridgeError(RataError):
 
 
 def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
+    from rata.dev_server.tools import target
     from rata.endpoint import DEV, connect  # on first use: sockets and hmac are not needed to start
 
-    app = ctx.app.target.app()  # type: ignore[attr-defined]
+    app = target(ctx).app()
     connection = connect(app.folder, DEV)
     if connection is None:
         raise NoDebugBuild(
@@ -92,7 +93,7 @@ def windows_text(windows: list[WindowInfo]) -> str:
 @command(can=ABILITY, read_only=True, text=windows_text)
 def app_windows(ctx: Ctx) -> list[WindowInfo]:
     """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
-    return [WindowInfo(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
+    return [WindowInfo(**row) for row in _bridge(ctx, "windows")]
 
 
 FromLine = Annotated[int, Field(ge=1, le=MAX_FROM_LINE)]
@@ -176,7 +177,7 @@ def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
     Args:
         window: The window's label, from app_windows.
     """
-    return Screenshot(**_bridge(ctx, "screenshot", window=window))  # type: ignore[typeddict-item]
+    return Screenshot(**_bridge(ctx, "screenshot", window=window))
 
 
 @command(can=ABILITY, read_only=True, text=calls_text)

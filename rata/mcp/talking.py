@@ -235,14 +235,13 @@ class McpChannel:
 
     def log(self, record: logging.LogRecord) -> None:
         live = self._live
-        threshold = live.threshold if live is not None else None
-        if threshold is None or _LEVEL_ORDER[_level_name(record.levelno)] < _LEVEL_ORDER[_level_name(threshold)]:
+        if live is None or (threshold := live.threshold) is None or _LEVEL_ORDER[_level_name(record.levelno)] < _LEVEL_ORDER[_level_name(threshold)]:
             return
-        with live.lock:  # type: ignore[union-attr]
+        with live.lock:
             if self._closed:
                 return
-            live.logged += 1  # type: ignore[union-attr]
-            if live.logged > MAX_LOG_MESSAGES:  # type: ignore[union-attr]
+            live.logged += 1
+            if live.logged > MAX_LOG_MESSAGES:
                 return
             self._notify("notifications/message", _log_params(record))
 
@@ -379,7 +378,7 @@ class McpChannel:
         results: list[Any] = [None] * len(asks)
         waiting = list(range(len(asks)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            raws = self.input([asks[i][:4] for i in waiting], ahead=ahead)  # type: ignore[misc]
+            raws = self.input([asks[i][:4] for i in waiting], ahead=ahead)
             still = []
             for i, raw in zip(waiting, raws, strict=True):
                 value = asks[i][4](raw)

@@ -86,7 +86,10 @@ class BundleFile(Record):
     source: Path | None
 
     def read(self) -> bytes:
-        return self.data if self.data is not None else self.source.read_bytes()  # type: ignore[union-attr]
+        if self.data is not None:
+            return self.data
+        assert self.source is not None, "a bundle file has its data or its source"
+        return self.source.read_bytes()
 
 
 def bundle_name(manifest: dict[str, Any]) -> str:

@@ -328,11 +328,13 @@ def app_info(app: object) -> AppInfo:
     Raises:
         ConfigError: one of its name, identifier, version or description is not a string.
     """
+    said: dict[str, str] = {}
     for key in ("name", "identifier", "version", "description"):
         value = getattr(app, key, None)
         if not isinstance(value, str):
             raise ConfigError(f"The app's {key} must be a string, not {type(value).__name__} {shown(value)}.", hint=f"Pass a string as App(..., {key}=...).")
-    return AppInfo(name=app.name, identifier=app.identifier, version=app.version, description=app.description)  # type: ignore[attr-defined]
+        said[key] = value
+    return AppInfo(**said)
 
 
 def project_of(loaded: LoadedApp) -> Project:

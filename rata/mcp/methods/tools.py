@@ -267,7 +267,7 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
     The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
     if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
-        return _content_result(value, tool, era, cast(Node, returns))  # a content node's class, so not None
+        return _content_result(value, tool, era, cast("PartsNode | ContentNode", returns))  # its class is one of these
     shown = _own_text(text, value) if text is not None else value if value.__class__ is str else _TEXT(value)
     result: dict[str, Any] = {"content": [{"type": "text", "text": shown}]}
     output_schema = tool.get("outputSchema")
@@ -286,10 +286,10 @@ def _own_text(text: Any, value: Any) -> str:
     return clean_text(shown)  # as a prompt's text: no ESC, BEL, bidi overrides or zero-width characters reach the model
 
 
-def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:
+def _content_result(value: Any, tool: dict[str, Any], era: str, returns: PartsNode | ContentNode) -> dict[str, Any]:
     from rata.content import parts_of
 
-    parts = parts_of(returns, value)  # type: ignore[arg-type]
+    parts = parts_of(returns, value)
     if "outputSchema" not in tool:
         return {"content": parts}
     result = ok_result(value["data"], tool, era)
