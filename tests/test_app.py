@@ -316,7 +316,7 @@ def test_without_middleware_a_call_is_authorized_once_and_with_middleware_again_
         checks.append(request.command)
         original(spec, request)
 
-    app._authorize = counting  # type: ignore[method-assign]
+    app._authorize = counting
     assert app.call("internal_only") == "internal"
     assert checks == ["internal_only"]
     app.use(lambda request, call_next: call_next(CommandRequest("meetings_count", {}, request.origin)))

@@ -649,7 +649,7 @@ def test_plain_fields_of_a_dataclass_result_are_checked_whatever_their_python_ty
     assert to_json(node, Badge(1, "Ada", True)) == {"id": 1, "name": "Ada", "active": True, "note": None}
     assert to_json(node, Badge(1, Label("Ada"), False)) == {"id": 1, "name": "Ada", "active": False, "note": None}
     for badge, message in [
-        (Badge(True, "Ada", True), "result.id is bool True, not an integer"),  # type: ignore[arg-type]
+        (Badge(True, "Ada", True), "result.id is bool True, not an integer"),
         (Badge("1", "Ada", True), "result.id is str '1', not an integer"),  # type: ignore[arg-type]
         (Badge(1, "Ada", 1), "result.active is int 1, not true or false"),  # type: ignore[arg-type]
         (Badge(1, "Ada", True, ""), "result.note is str '', not null"),  # type: ignore[arg-type]

@@ -183,7 +183,7 @@ def test_registration_refuses_duplicates_naming_both_and_bad_declarations(tmp_pa
         App("a", identifier="com.a", root=tmp_path).prompts(spaced)
 
     @prompt
-    def untyped(x) -> str:  # type: ignore[no-untyped-def]
+    def untyped(x) -> str:
         return x
 
     with pytest.raises(CodegenError, match="parameter 'x': the parameter has no type hint"):

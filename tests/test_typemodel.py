@@ -484,13 +484,13 @@ def test_positional_only_parameters_are_refused() -> None:
 
 
 def test_a_parameter_without_a_type_hint_is_refused() -> None:
-    def f(x) -> None: ...  # type: ignore[no-untyped-def]
+    def f(x) -> None: ...
 
     assert refusal(f) == "command 'f', parameter 'x': the parameter has no type hint.\nAnnotate it, e.g. `x: str`."
 
 
 def test_a_command_without_a_return_type_is_refused() -> None:
-    def f(x: int):  # type: ignore[no-untyped-def]
+    def f(x: int):
         return x
 
     assert refusal(f) == "command 'f': the function has no return type.\nAnnotate it (`-> None` if it returns nothing) so agents know what comes back."
@@ -598,19 +598,19 @@ def test_a_dict_with_int_keys_is_refused() -> None:
 
 
 def test_a_bare_dict_is_refused() -> None:
-    def f(x: dict) -> None: ...  # type: ignore[type-arg]
+    def f(x: dict) -> None: ...
 
     assert refusal(f) == "command 'f', parameter 'x': a dict needs key and value types.\nWrite dict[str, T]."
 
 
 def test_a_bare_list_without_an_item_type_is_refused() -> None:
-    def f(x: list) -> None: ...  # type: ignore[type-arg]
+    def f(x: list) -> None: ...
 
     assert refusal(f) == "command 'f', parameter 'x': list needs an item type.\nWrite list[T], e.g. list[str]."
 
 
 def test_a_bare_tuple_without_item_types_is_refused() -> None:
-    def f(x: tuple) -> None: ...  # type: ignore[type-arg]
+    def f(x: tuple) -> None: ...
 
     assert refusal(f) == "command 'f', parameter 'x': an empty or bare tuple has no item types.\nWrite tuple[T, ...] or tuple[A, B]."
 
@@ -630,7 +630,7 @@ def test_a_literal_of_bytes_is_refused() -> None:
 
 
 def test_a_type_variable_is_refused() -> None:
-    def f(x: list[T]) -> None: ...  # type: ignore[valid-type]
+    def f(x: list[T]) -> None: ...
 
     assert refusal(f) == "command 'f', parameter 'x': the type variable ~T is not a concrete type.\nUse the concrete type."
 
@@ -684,7 +684,7 @@ def test_typing_forms_rata_cannot_express_are_refused() -> None:
 def test_hints_that_name_classes_resolve_as_typing_resolves_them_and_others_take_the_full_reading():
     from rata.typemodel import _simple_hints, resolve_hints
 
-    def fn(ctx, id, note, size, flag):  # type: ignore[no-untyped-def]
+    def fn(ctx, id, note, size, flag):
         """Hints written as strings, as `from __future__ import annotations` leaves them."""
 
     fn.__annotations__ = {"ctx": "Ctx", "id": "int", "note": "str | None", "size": int, "flag": "bool", "return": "None"}

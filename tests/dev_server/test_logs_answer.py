@@ -82,7 +82,7 @@ def answer(client: AgentClient, name: str, arguments: dict[str, Any] | None = No
     result = client.call(name, arguments or {})
     assert not result.is_error, result.text
     assert not result.text.lstrip().startswith(("{", "[")), "the text is JSON"
-    return result.raw["structuredContent"]  # type: ignore[no-any-return]
+    return result.raw["structuredContent"]
 
 
 def follow(client: AgentClient, arguments: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
@@ -100,7 +100,7 @@ def follow(client: AgentClient, arguments: dict[str, Any]) -> tuple[list[dict[st
 
 def called(note: str) -> dict[str, Any]:
     """The arguments of the call a note names (``... read_log_entries {"limit": 500, ...}.``)."""
-    return json.JSONDecoder().raw_decode(note[note.index("read_log_entries {") + len("read_log_entries ") :])[0]  # type: ignore[no-any-return]
+    return json.JSONDecoder().raw_decode(note[note.index("read_log_entries {") + len("read_log_entries ") :])[0]
 
 
 def unbounded(home: Path, **filters: Any) -> list[LogEntry]:

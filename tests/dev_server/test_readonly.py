@@ -295,9 +295,9 @@ NEAR_CAP = "printf('%.*c', 999000, 'a')"
 
 
 def peak_rss_mb(served: Served) -> float:
-    process = served.agent._process  # type: ignore[union-attr]
+    process = served.agent._process
     status = Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8")
-    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024  # type: ignore[union-attr]
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")

@@ -61,5 +61,5 @@ def test_any_json_object_becomes_names_and_scalars_that_give_back_every_value(va
             else:
                 assert got == value
         else:  # a head field, given as it was
-            assert shaped[name] == value  # type: ignore[literal-required]
+            assert shaped[name] == value
     json.dumps(shaped, allow_nan=False)

@@ -124,7 +124,7 @@ def check_json(client, name, entry, doc, old, comments, parse) -> None:
         assert new == old
     inside = range(0)
     if name in servers:  # the bytes around the entry's value are the old ones
-        node = jsonc.parse(old).member(top).node.member(name).node  # type: ignore[union-attr]
+        node = jsonc.parse(old).member(top).node.member(name).node
         assert new.startswith(old[: node.start]) and new.endswith(old[node.end :])
         inside = range(node.start, node.end)
     position = found = 0

@@ -187,7 +187,7 @@ def test_a_resource_or_prompt_declared_while_serving_is_listed(tmp_path):
         assert [p["name"] for p in client.list_prompts()] == ["notes_digest"]
 
 
-Big = Literal[tuple(f"v{i}" for i in range(10_001))]  # type: ignore[valid-type] - a schema over the bounds
+Big = Literal[tuple(f"v{i}" for i in range(10_001))]  # a schema over the bounds
 
 
 @command(can="notes.big")
