@@ -45,7 +45,7 @@ def internal_only(ctx: Ctx) -> str:
 @command(can="meetings.view")
 def lies_about_its_result() -> int:
     """Says int, returns a string."""
-    return "three"  # type: ignore[return-value]
+    return "three"  # type: ignore[return-value] - a command that lies about its result, on purpose
 
 
 def make_app() -> App:

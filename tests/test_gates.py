@@ -28,8 +28,8 @@ pytestmark = pytest.mark.subprocess
 # docs pages) or templates/ (what `rata new` writes, linted by the new app's own config).
 LINTED = ["rata", "tests"]
 CHECKED = ["rata", "tests"]
-# In rata/, a `# type: ignore` is kept only where the code cannot say it better, and says why after the bracket.
-# (tests/ may use them where a test passes a wrong type on purpose.)
+# A `# type: ignore` says why after its bracket. In rata/ one is kept only where the code cannot say it better, and
+# there are at most a handful; tests/ has more, where a test hands rata a wrong type on purpose.
 MOST_TYPE_IGNORES = 5
 GATE_TIMEOUT = 300  # seconds: each gate takes well under a minute on 2 cores; this bounds a wedged tool
 IGNORE = re.compile(r"#\s*(?:type|pyright):\s*ignore\b(?P<rest>.*)$")
@@ -81,20 +81,26 @@ def test_pyright_finds_no_error_over_rata_and_tests() -> None:
     assert report["summary"]["filesAnalyzed"] > 100, report["summary"]
 
 
-def type_ignores() -> list[tuple[str, int, str]]:
-    """Each `# type: ignore` (or `# pyright: ignore`) in rata/: its file, its line, and what follows it."""
+def type_ignores(folder: str) -> list[tuple[str, int, str]]:
+    """Each `# type: ignore` (or `# pyright: ignore`) under `folder`: its file, its line, and what follows it."""
     found = []
-    for path in sorted((ROOT / "rata").rglob("*.py")):
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        if path == Path(__file__):
+            continue  # this module names the comment it looks for
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if match := IGNORE.search(line):
                 found.append((str(path.relative_to(ROOT)), number, match["rest"]))
     return found
 
 
-def test_type_ignores_are_a_handful_and_each_says_why() -> None:
-    found = type_ignores()
+def test_each_type_ignore_says_why() -> None:
+    found = [spot for folder in CHECKED for spot in type_ignores(folder)]
     unexplained = [f"{path}:{line}" for path, line, rest in found if not re.search(r"\w", re.sub(r"^\[[^\]]*\]", "", rest))]
     assert not unexplained, "a `# type: ignore[...]` must say why after the bracket:\n" + "\n".join(unexplained)
-    assert len(found) <= MOST_TYPE_IGNORES, f"{len(found)} `# type: ignore` comments; fix the types instead:\n" + "\n".join(
+
+
+def test_rata_keeps_type_ignores_to_a_handful() -> None:
+    found = type_ignores("rata")
+    assert len(found) <= MOST_TYPE_IGNORES, f"{len(found)} `# type: ignore` comments in rata/; fix the types instead:\n" + "\n".join(
         f"{path}:{line}" for path, line, _ in found
     )

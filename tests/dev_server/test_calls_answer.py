@@ -63,7 +63,7 @@ def test_following_next_before_reads_a_full_log_of_hostile_calls_once_in_order_w
     before = None
     while True:
         answer = read(bridge, limit, before, budget_tokens)
-        text = calls_text(answer)  # type: ignore[arg-type]
+        text = calls_text(answer)  # type: ignore[arg-type] - the bridge's answer, read as the tool reads it
         assert tokens.estimate(text) <= budget_tokens and tokens.estimate(budget.compact_json(answer)) <= budget_tokens
         assert not text.startswith(("{", "[")) and '"seq"' not in text
         assert answer["calls"], "every part shows at least one call"

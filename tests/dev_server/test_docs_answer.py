@@ -244,5 +244,5 @@ def test_a_query_longer_than_500_characters_is_refused_naming_it_and_the_fix(tmp
     from rata.dev_server.docs_answer import QUERY_CHARS, DocsError, answer
 
     with pytest.raises(DocsError, match=r"Query 2 is 501 characters long; a query may have at most 500\.") as refused:
-        answer(None, ["fine", "x" * (QUERY_CHARS + 1)], 0, 2_000, None)  # type: ignore[arg-type]
+        answer(None, ["fine", "x" * (QUERY_CHARS + 1)], 0, 2_000, None)  # type: ignore[arg-type] - no index: the query is refused before one is needed
     assert "a few words" in (refused.value.hint or "")

@@ -101,7 +101,7 @@ def record_signature(cls: type[Record]) -> inspect.Signature:
 
 
 def default_text(cls: Any, parameter: inspect.Parameter) -> str:
-    if parameter.default is dataclasses._HAS_DEFAULT_FACTORY:  # type: ignore[attr-defined]
+    if parameter.default is dataclasses._HAS_DEFAULT_FACTORY:  # type: ignore[attr-defined] - dataclasses' private marker for a default_factory
         factory = next(f.default_factory for f in dataclasses.fields(cls) if f.name == parameter.name)
         assert callable(factory)
         return repr(factory())

@@ -719,7 +719,7 @@ def test_a_command_asks_only_what_the_client_can_answer(tmp_path: Path):
         assert agent.call("whatever").data == ["2 chars"]
     with AgentClient(named_app(tmp_path), era="legacy", roots=[]) as agent:
         assert agent.call("whatever", answers=["cancel"]).data == {"result": ["cancel", "0"]}
-    no_client = Ctx(named_app(tmp_path), CommandRequest("whatever", {}, Origin.frontend()), None)  # type: ignore[arg-type]
+    no_client = Ctx(named_app(tmp_path), CommandRequest("whatever", {}, Origin.frontend()), None)  # type: ignore[arg-type] - no unit of work: the call never reaches the database
     assert [no_client.client_can(what) for what in ("ask", "sample", "roots")] == [False, False, False]
     with pytest.raises(ValueError, match="ask, sample, roots"):
         no_client.client_can("elicit")
@@ -888,7 +888,7 @@ def test_a_client_lacking_one_capability_of_a_mixed_round_hears_which(tmp_path: 
 
 
 def test_ask_all_takes_only_questions_and_requests(app):
-    ctx = Ctx(app, CommandRequest("book", {}, Origin.frontend()), None)  # type: ignore[arg-type]
+    ctx = Ctx(app, CommandRequest("book", {}, Origin.frontend()), None)  # type: ignore[arg-type] - no unit of work: the call never reaches the database
     with pytest.raises(TypeError, match="ctx.ask_all takes Question, SampleRequest and RootsRequest values, not str"):
         ctx.ask_all(cast(Any, "Name?"))  # not a question, on purpose
     with pytest.raises(TalkError, match=r"ctx.roots needs an MCP client to answer, and this call came from frontend\(main\)"):

@@ -124,7 +124,7 @@ def test_text_and_present_together_are_refused_when_the_app_is_built():
 
 
 def test_a_text_that_is_not_callable_is_refused_when_the_app_is_built():
-    @command(can="rows.view", text="a table")  # type: ignore[arg-type]
+    @command(can="rows.view", text="a table")  # type: ignore[arg-type] - a text= that is not callable, on purpose
     def rows_named(ctx: Ctx) -> int:
         """Named."""
         return 1
