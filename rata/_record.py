@@ -22,7 +22,7 @@ class Record:
         names = self.__slots__
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional arguments")
-        for name, value in zip(names, args):
+        for name, value in zip(names, args, strict=False):
             object.__setattr__(self, name, value)
         for name in names[len(args):]:
             if name in kwargs:
@@ -38,7 +38,7 @@ class Record:
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash((type(self), self._values()))

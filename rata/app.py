@@ -13,7 +13,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from rata.abilities import Grant
 from rata.command_spec import CommandSpec, inspect_command
@@ -75,7 +75,9 @@ class Mcp:
     def result_limit(self, tokens: int | None) -> Mcp:
         """Refuse a tool result over about `tokens` tokens (default 25,000) with an error naming the arguments that narrow it; None sends any size."""
         if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1):
-            raise CodegenError(f"result_limit({tokens!r}): the limit must be a whole number of tokens of at least 1.", hint="Pass e.g. 25_000, or None for no limit.")
+            raise CodegenError(
+                f"result_limit({tokens!r}): the limit must be a whole number of tokens of at least 1.", hint="Pass e.g. 25_000, or None for no limit."
+            )
         self.result_tokens = tokens
         return self
 
@@ -103,8 +105,9 @@ class Mcp:
         if ability is None:
             return None
         key = (ability, len(self.grant.patterns), len(self.confirm_grant.patterns))
-        access = self._memo.get(key, False)
-        if access is False:  # memoised for bench/run.py --only server; grants only grow, so the pattern counts say when to look again
+        try:  # memoised for bench/run.py --only server; grants only grow, so the pattern counts say when to look again
+            return self._memo[key]
+        except KeyError:
             if self.confirm_grant.allows(ability):
                 access = CONFIRM
             elif self.grant.allows(ability):
@@ -112,7 +115,7 @@ class Mcp:
             else:
                 access = None
             self._memo[key] = access
-        return access
+            return access
 
     def patterns(self) -> list[tuple[str, str]]:
         """Every granted pattern with its kind, in the order given."""
@@ -458,7 +461,10 @@ _NEVER_AWAITED = frozenset({list, dict, tuple, str, int, float, bool, type(None)
 def _each(fns: tuple[Callable[..., Any] | Iterable[Callable[..., Any]], ...]) -> Iterable[Callable[..., Any]]:
     """The functions given to `App.commands` or `App.prompts`: each one, a list or tuple of them opened."""
     for item in fns:
-        yield from (item if isinstance(item, (list, tuple)) else [item])
+        if isinstance(item, (list, tuple)):
+            yield from item
+        else:
+            yield cast("Callable[..., Any]", item)  # any other iterable is registered as it is, and refused there as not a function
 
 
 def _register(specs: dict[str, Any], spec: Any, kind: str) -> None:

@@ -204,7 +204,9 @@ def inspect_command(
     if options.text is not None and (options.present is not None or not callable(options.text)):
         raise CodegenError(
             f"{where}: text= must be a function value -> str" + (", and present= replaces the whole result, text too." if options.present else "."),
-            hint="Give text= (the text beside the JSON) or present= (content of its own), not both." if options.present else "Pass a function, e.g. text=render.",
+            hint="Give text= (the text beside the JSON) or present= (content of its own), not both."
+            if options.present
+            else "Pass a function, e.g. text=render.",
         )
     hints = resolve_hints(fn, where)
     doc, params, ctx_param = read_params(fn, hints, analyzer, ctx_type, where)

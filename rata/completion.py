@@ -27,7 +27,7 @@ import inspect
 import itertools
 import json
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from rata.cleantext import clean_line
 from rata.errors import CodegenError
@@ -84,7 +84,7 @@ def completers(complete: Any, params: Iterable[Any], where: str) -> dict[str, Co
                     f"{label}: its parameter {param.name!r} is not one rata passes.",
                     hint="Take any of ctx, value and arguments, by name: def complete(ctx: Ctx, value: str, arguments: dict[str, str]).",
                 )
-        checked[name] = fn
+        checked[name] = cast(Completer, fn)  # what it returns is checked each time it runs (`_run`)
     return checked
 
 
@@ -99,7 +99,7 @@ def choices(node: Node) -> list[str] | None:
         values = node.values
     elif isinstance(node, UnionNode):
         found = [choices(option) for option in node.options]
-        if any(option is None and not _is_null(node_) for option, node_ in zip(found, node.options)):
+        if any(option is None and not _is_null(node_) for option, node_ in zip(found, node.options, strict=False)):
             return None
         return [value for option in found if option for value in option]
     else:

@@ -56,7 +56,7 @@ class _Part:
     write ``result.images == [Image(png, mime_type="image/png")]``."""
 
     __slots__ = ("audience", "priority")
-    __hash__ = None  # type: ignore[assignment]
+    # unhashable, as it is mutable: defining __eq__ makes Python set __hash__ to None
     _fields: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
@@ -498,7 +498,8 @@ def _within(size: int, where: str, what: str) -> int:
 
 
 _MIME = re.compile(
-    r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:[ \t]*;[ \t]*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|\"[^\"\\\r\n]{0,200}\"))*"
+    r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+    r"(?:[ \t]*;[ \t]*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|\"[^\"\\\r\n]{0,200}\"))*"
 )
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
 

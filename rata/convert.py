@@ -128,7 +128,7 @@ def _in(node: Node, value: Any, path: str, errors: dict[str, list[str]]) -> Any:
         if len(value) != len(node.items):
             _add(errors, path, f"must have exactly {len(node.items)} items, not {len(value)}")
             return None
-        return tuple(_in(item_node, item, f"{path}[{i}]", errors) for i, (item_node, item) in enumerate(zip(node.items, value)))
+        return tuple(_in(item_node, item, f"{path}[{i}]", errors) for i, (item_node, item) in enumerate(zip(node.items, value, strict=False)))
     if isinstance(node, DictNode):
         if not isinstance(value, dict):
             _add(errors, path, f"must be an object, not {_json_kind(value)}")
@@ -209,7 +209,7 @@ def _union_in(node: UnionNode, value: Any, path: str, errors: dict[str, list[str
         attempts.append(trial)
     if value is not None and any(isinstance(o, Scalar) and o.kind == "null" for o in node.options):
         # `X | None`: report X's problem, which is the useful one
-        non_null = [a for o, a in zip(node.options, attempts) if not (isinstance(o, Scalar) and o.kind == "null")]
+        non_null = [a for o, a in zip(node.options, attempts, strict=False) if not (isinstance(o, Scalar) and o.kind == "null")]
         if len(non_null) == 1:
             for key, messages in non_null[0].items():
                 for message in messages:
@@ -330,7 +330,7 @@ def _list_out(node: ListNode, value: Any, path: str) -> list[Any]:
 def _tuple_out(node: TupleNode, value: Any, path: str) -> list[Any]:
     if not isinstance(value, (tuple, list)) or len(value) != len(node.items):
         raise Mismatch(f"{path} is {value!r}, not a tuple of {len(node.items)}")
-    return [to_json(n, item, f"{path}[{i}]") for i, (n, item) in enumerate(zip(node.items, value))]
+    return [to_json(n, item, f"{path}[{i}]") for i, (n, item) in enumerate(zip(node.items, value, strict=False))]
 
 
 def _dict_out(node: DictNode, value: Any, path: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class UnitOfWork:
         """Open a nested unit: a savepoint in the outer unit's transaction, begun now if it had not used the database yet."""
         outer = self._outer
         assert outer is not None
-        conn: _Connection = outer.connection  # type: ignore[assignment]
+        conn = cast(_Connection, outer.connection)  # every connection rata opens is a _Connection (`Database._connect`)
         if not conn.in_transaction:
             conn.execute("BEGIN")
         depth, unit = 0, outer
@@ -321,15 +321,20 @@ class _Connection(sqlite3.Connection):
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
         return sqlite3.Connection.cursor(self, _Cursor).executemany(sql, parameters)
 
-    def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # type: ignore[override]
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:
         return super().cursor(factory or _Cursor)
 
 
 class _Cursor(sqlite3.Cursor):
     """A cursor of `_Connection`, reporting tables the same way."""
 
+    if TYPE_CHECKING:  # for the checker only: a _Cursor is only ever made by a _Connection
+
+        @property
+        def connection(self) -> _Connection: ...
+
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        conn: _Connection = self.connection  # type: ignore[assignment]
+        conn: _Connection = self.connection
         conn._before(sql)
         try:
             return sqlite3.Cursor.execute(self, sql, parameters)  # not super(): one object less per statement (bench/run.py --only server)
@@ -337,7 +342,7 @@ class _Cursor(sqlite3.Cursor):
             conn._learning = None
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        conn: _Connection = self.connection  # type: ignore[assignment]
+        conn: _Connection = self.connection
         conn._before(sql)
         try:
             return super().executemany(sql, parameters)

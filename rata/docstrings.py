@@ -62,9 +62,9 @@ def parse_docstring(doc: str | None) -> Docstring:
         indent = len(line) - len(line.lstrip())
         item = _ITEM.match(stripped)
         if item and (current is None or indent <= item_indent):
-            current = item.group(1).lstrip("*")
-            item_indent = indent
-            params[current] = [item.group(2).strip()] if item.group(2).strip() else []
+            name: str = item.group(1).lstrip("*")
+            current, item_indent = name, indent
+            params[name] = [item.group(2).strip()] if item.group(2).strip() else []
         elif current is not None and stripped:
             params[current].append(stripped)
     return Docstring(

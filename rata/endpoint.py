@@ -247,8 +247,9 @@ class EndpointServer:
         if self._sock is None:
             return
         self._closing = True
-        with contextlib.suppress(OSError, AttributeError):
-            self._wake_w.send(b"x")  # type: ignore[union-attr]
+        if self._wake_w is not None:
+            with contextlib.suppress(OSError):
+                self._wake_w.send(b"x")
         if self._thread is not None:
             self._thread.join(2.0)
         with contextlib.suppress(OSError):

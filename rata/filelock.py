@@ -12,6 +12,7 @@ versus a crashed run's files), migrations on start (one process migrates at a ti
 from __future__ import annotations
 
 import os
+import sys
 
 
 def try_lock(fd: int) -> bool:
@@ -20,12 +21,12 @@ def try_lock(fd: int) -> bool:
     Raises:
         OSError: the lock cannot be taken for another reason (a file system without locks, say).
     """
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt
 
         os.lseek(fd, 0, os.SEEK_SET)
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:  # held (EACCES / EDEADLOCK): msvcrt says nothing finer
             return False
         return True
@@ -40,11 +41,11 @@ def try_lock(fd: int) -> bool:
 
 def unlock(fd: int) -> None:
     """Give back the lock `try_lock` took on `fd` (closing the file gives it back too)."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt
 
         os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
     import fcntl
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 
 class LiveRegistry:
@@ -50,7 +51,7 @@ class LiveRegistry:
 
         return stop
 
-    def changed(self, written: set[str]) -> None:
+    def changed(self, written: AbstractSet[str]) -> None:
         if not written:
             return
         tables = frozenset(written)

@@ -12,6 +12,7 @@ A project's folder (and its ``src/``) is put on ``sys.path``, so an app need not
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
@@ -165,10 +166,8 @@ def _attr(module: Any, attr: str, target: str) -> App:
         )
     value = getattr(module, attr)
     if callable(value) and not isinstance(value, App):
-        try:
+        with contextlib.suppress(TypeError):  # not a factory that takes no arguments: judged as it is below
             value = value()  # an app factory
-        except TypeError:
-            pass
     if not isinstance(value, App):
         raise AppLoadError(
             f"{target!r} is a {type(value).__name__}, not a rata.App.",

@@ -63,7 +63,7 @@ _BIG_INT = 10**100
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-_UTC = dt.timezone.utc
+_UTC = dt.UTC
 HEAD_FIELDS = frozenset({"ts", "level", "logger", "message"})
 """The four fields every line starts with (a reader of the log, `rata.dev_server.shapes`, shows them apart)."""
 
@@ -78,8 +78,8 @@ _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # what _ENCODE runs, made once rather than per call (no circular check: the values are plain)
     _FIELDS = _C_ENCODER(None, _unencodable, _STRING, None, ": ", ", ", False, False, False)
 
-    def _encode(value: Any) -> str:
-        return "".join(_FIELDS(value, 0))
+    def _encode(o: Any) -> str:  # named as json.JSONEncoder.encode names it, which stands in below
+        return "".join(_FIELDS(o, 0))
 else:  # pragma: no cover - an interpreter without the C accelerator
     _encode = _ENCODE
 
@@ -385,6 +385,7 @@ def _attach(logger_name: str, file: JsonLinesFile, level: int) -> logging.Handle
 
     handler_class = __getattr__("RotatingJsonLines")
     for name in (logger_name, "rata"):
+        handler: Any  # RotatingJsonLines is built on first use (`__getattr__`), so the checker cannot name it
         for handler in logging.getLogger(name).handlers:
             if isinstance(handler, handler_class) and handler.file is file:
                 logging.getLogger(logger_name).addHandler(handler)
@@ -453,8 +454,9 @@ def log_info(logger: str, message: str, fields: dict[str, Any]) -> None:
     """
     # hot path: bench/run.py --only server (throughput): the line written here, without a LogRecord, a tenth of the cost
     if "logging" not in sys.modules:
-        file = _pending_files.get(logger, False)
-        if file is False:
+        try:
+            file = _pending_files[logger]
+        except KeyError:
             file = _pending_files[logger] = _pending_file(logger)
         if file is not None:
             _write([file], logger, message, fields)
@@ -510,8 +512,9 @@ def _write(files: list[JsonLinesFile], logger: str, message: str, fields: dict[s
 
 def _line(logger: str, message: str, fields: dict[str, Any]) -> str:
     key = (logger, message, tuple(fields))
-    shape = _templates.get(key, False)
-    if shape is False:
+    try:
+        shape = _templates[key]
+    except KeyError:
         if len(_templates) >= 64:  # a bound, in case a caller's fields keep changing
             _templates.clear()
         shape = _templates[key] = _template(logger, message, key[2])
@@ -552,6 +555,7 @@ def _plain_files(name: str) -> list[JsonLinesFile] | None:
     handler_class, formatter_class = __getattr__("RotatingJsonLines"), __getattr__("JsonLinesFormatter")
     files: list[JsonLinesFile] = []
     current: logging.Logger | None = logger
+    handler: Any  # RotatingJsonLines is built on first use (`__getattr__`), so the checker cannot name it
     while current is not None:
         for handler in current.handlers:
             if type(handler) is not handler_class or handler.filters or handler.level > INFO or type(handler.formatter) is not formatter_class:

@@ -17,6 +17,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from rata.errors import MigrationError, MigrationFailedError
 
@@ -119,7 +120,13 @@ def applied_versions(conn: sqlite3.Connection) -> dict[int, str]:
     return {version: row[0] for version, row in _applied(conn).items()}
 
 
-def _applied(conn: sqlite3.Connection, create: bool = False) -> dict[int, tuple[str, str, str]]:
+class Queryable(Protocol):
+    """What reading the migration records needs: a `sqlite3.Connection`, or the dev server's read-only one."""
+
+    def execute(self, sql: str, parameters: tuple[Any, ...] = (), /) -> sqlite3.Cursor: ...
+
+
+def _applied(conn: Queryable, create: bool = False) -> dict[int, tuple[str, str, str]]:
     """The recorded migrations; the table is created only when `create` (status never writes)."""
     if create:
         conn.execute(_CREATE)
@@ -129,7 +136,7 @@ def _applied(conn: sqlite3.Connection, create: bool = False) -> dict[int, tuple[
     return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
 
-def status(conn: sqlite3.Connection, directory: Path) -> list[MigrationStatus]:
+def status(conn: Queryable, directory: Path) -> list[MigrationStatus]:
     """Every migration, on disk or recorded, and its state, by version."""
     files = {m.version: m for m in discover(directory)}
     applied = _applied(conn)

@@ -22,7 +22,9 @@ from rata._record import Record
 
 MAX_WALK_ENTRIES = 50_000
 """Folders and files one walk looks at before it stops (and says so): a look at the tree stays cheap however big it is."""
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "build", "dist"})
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "build", "dist"}
+)
 """Folders no walk enters (nor any folder whose name starts with a dot)."""
 
 

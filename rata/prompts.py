@@ -91,7 +91,7 @@ class PromptMessage:
     """One message of a prompt: a text or a content part, and who says it (``"user"`` or ``"assistant"``)."""
 
     __slots__ = ("content", "role")
-    __hash__ = None  # type: ignore[assignment]
+    # unhashable, as it is mutable: defining __eq__ makes Python set __hash__ to None
 
     def __init__(self, content: str | _Part, role: str = "user") -> None:
         self.content = content

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+
 from rata._record import Record
 
 
@@ -23,7 +24,9 @@ class RateLimit(Record):
         if self.calls < 1 or self.per <= 0:
             from rata.errors import ConfigError
 
-            raise ConfigError(f"A rate limit needs calls >= 1 and per > 0, not calls={self.calls}, per={self.per}.", hint="E.g. Mcp().rate_limit(calls=300, per=60).")
+            raise ConfigError(
+                f"A rate limit needs calls >= 1 and per > 0, not calls={self.calls}, per={self.per}.", hint="E.g. Mcp().rate_limit(calls=300, per=60)."
+            )
 
 
 DEFAULT = RateLimit(calls=300, per=60.0)

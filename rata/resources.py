@@ -258,7 +258,9 @@ class UriTemplate:
             raise CodegenError(f"{where}: the URI template is {type(text).__name__}, not str.")
         problem = template_problem(text)
         if problem is not None:
-            raise CodegenError(f"{where}: the URI template {text!r} has {problem}.", hint="Use plain {name} expressions, each between literal text such as '/'.")
+            raise CodegenError(
+                f"{where}: the URI template {text!r} has {problem}.", hint="Use plain {name} expressions, each between literal text such as '/'."
+            )
         self.text = text
         self.names = tuple(m.group(1) for m in _EXPRESSION.finditer(text))
         if len(set(self.names)) != len(self.names):
@@ -415,4 +417,6 @@ def _read_file(root: Path, item: Resource) -> bytes:
     try:
         return read_bytes(path, limit=MAX_BYTES)
     except ProjectFileError as error:
-        raise ResourceError(f"The resource {item.uri}'s file {item.path!r} {error.reason}; point it at a regular file of at most {MAX_BYTES:,} bytes under App.root.") from None
+        raise ResourceError(
+            f"The resource {item.uri}'s file {item.path!r} {error.reason}; point it at a regular file of at most {MAX_BYTES:,} bytes under App.root."
+        ) from None

@@ -28,8 +28,8 @@ Nothing is written unless every check passes, and `render` gives the same bytes 
 from __future__ import annotations
 
 import json
-import os
 import keyword
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -147,7 +147,9 @@ def requirement_from(record: str | None, version: str) -> str:
         found = json.loads(record) if record else None
     except ValueError:
         return published
-    url = found.get("url") if isinstance(found, dict) else None
+    if not isinstance(found, dict):
+        return published
+    url = found.get("url")
     if not isinstance(url, str) or not url or clean_text(url) != url or any(c.isspace() for c in url):
         return published  # one line of a requirements file, never more: no control characters, no spaces
     vcs = found.get("vcs_info")
@@ -229,7 +231,10 @@ def name_warnings(name: str) -> list[str]:
     command = shutil.which(name)
     if command is None:
         return []
-    return [f"A command named {name!r} is already on your PATH ({command}); the app's own command `{name}` may run instead of it, or it instead of the app, depending on the PATH's order."]
+    return [
+        f"A command named {name!r} is already on your PATH ({command}); the app's own command `{name}` may run instead of it, "
+        "or it instead of the app, depending on the PATH's order."
+    ]
 
 
 def validate_identifier(identifier: str) -> str:
@@ -298,7 +303,9 @@ def scaffold(name: str, target: Path, *, identifier: str | None = None, author: 
             that is not empty. Nothing is written then.
     """
     if target.is_symlink() and not target.exists():
-        raise ConfigError(f"{str(target)!r} is a link to {os.readlink(target)!r}, which does not exist.", hint="Pass --dir with a new or empty folder, or remove the link.")
+        raise ConfigError(
+            f"{str(target)!r} is a link to {os.readlink(target)!r}, which does not exist.", hint="Pass --dir with a new or empty folder, or remove the link."
+        )
     if target.exists() and not target.is_dir():
         raise ConfigError(f"{str(target)!r} is a file, not a folder.", hint="Pass --dir with a new or empty folder.")
     if target.is_dir() and any(target.iterdir()):

@@ -258,6 +258,6 @@ def _say(line: str) -> None:
         pass  # no stderr: nobody to tell
 
 
-def _forget(items: list, item: object) -> None:  # type: ignore[type-arg]
+def _forget(items: list, item: object) -> None:
     if item in items:
         items.remove(item)

@@ -16,7 +16,7 @@ logs to the client are then nothing, and asking raises `TalkError`.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from rata.errors import RataError
 
@@ -60,12 +60,12 @@ class Answer(Generic[T]):
         """The filled-in form; `Declined` if the user declined or cancelled (the call then fails, and its transaction rolls back)."""
         if self.action != "accept":
             raise Declined(f"The user {'declined' if self.action == 'decline' else 'cancelled'} the question; nothing was done.")
-        return self.value  # type: ignore[return-value]
+        return cast(T, self.value)  # an accepted answer carries the form
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Answer) and (self.action, self.value) == (other.action, other.value)
 
-    __hash__ = None  # type: ignore[assignment] - mutable, like a dataclass with eq
+    # unhashable, as it is mutable: defining __eq__ makes Python set __hash__ to None
 
     def __repr__(self) -> str:
         return f"Answer({self.action!r}, {self.value!r})"
@@ -242,7 +242,7 @@ class Root:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Root) and (self.uri, self.name) == (other.uri, other.name)
 
-    __hash__ = None  # type: ignore[assignment]
+    # unhashable, as it is mutable: defining __eq__ makes Python set __hash__ to None
 
     def __repr__(self) -> str:
         return f"Root({self.uri!r}, {self.name!r})"

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from rata.app import App
 from rata.mcp import wire
@@ -103,22 +103,22 @@ class ToolResult:
     @property
     def images(self) -> list[Image]:
         """The image blocks, decoded: ``result.images[0].data`` is the bytes, ``.mime_type`` their type."""
-        return self._parts("image")  # type: ignore[return-value]
+        return self._parts("image")
 
     @property
     def audio(self) -> list[Audio]:
         """The audio blocks, decoded."""
-        return self._parts("audio")  # type: ignore[return-value]
+        return self._parts("audio")
 
     @property
     def resources(self) -> list[EmbeddedResource]:
         """The embedded resources (``.text``, or ``.blob`` decoded), with their URIs and MIME types."""
-        return self._parts("resource")  # type: ignore[return-value]
+        return self._parts("resource")
 
     @property
     def links(self) -> list[ResourceLink]:
         """The resource links."""
-        return self._parts("resource_link")  # type: ignore[return-value]
+        return self._parts("resource_link")
 
     def _parts(self, kind: str) -> list[Any]:
         from rata.content import part_from_json
@@ -157,7 +157,7 @@ class Listen:
             heard = list(self.client.notifications)
         changes = []
         for note in heard:
-            kind = _LIST_OF.get(note.get("method"))
+            kind = _LIST_OF.get(note.get("method", ""))
             if kind is not None and note.get("params", {}).get("_meta", {}).get(wire.META_SUBSCRIPTION) == self.id:
                 changes.append(kind)
         return changes
@@ -224,6 +224,10 @@ class AgentClient:
         self._answers: Answers = None
         self._asked: list[dict[str, Any]] = []
         self._server: Any = None
+        self._process: subprocess.Popen[bytes] | None = None
+        """The server process of a client made by `spawn`."""
+        self._connection: Any = None
+        """The app's endpoint connection of a client made by `running`."""
         if _transport is not None:
             self._write = _transport(self)
         else:
@@ -240,7 +244,7 @@ class AgentClient:
                 self.request("logging/setLevel", {"level": log_level})
 
     @classmethod
-    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> AgentClient:
+    def spawn(cls, command: Sequence[str], *, env: dict[str, str] | None = None, stderr: Any = None, **options: Any) -> Self:
         """A client talking to a server process over its stdin and stdout (its stderr goes where `stderr` says: inherited by default)."""
         process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
 
@@ -263,7 +267,7 @@ class AgentClient:
         return cls(None, _transport=transport, **options)
 
     @classmethod
-    def running(cls, app: App, **options: Any) -> AgentClient:
+    def running(cls, app: App, **options: Any) -> Self:
         """A client connected to the running app's MCP endpoint, the way `crm --mcp` connects (see `rata.running_app`)."""
         from rata.endpoint import MCP, connect
 
@@ -515,7 +519,7 @@ class AgentClient:
                 process.wait()
             process.stdout.close()
 
-    def __enter__(self) -> AgentClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

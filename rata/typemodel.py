@@ -17,7 +17,7 @@ import enum
 import sys
 import types
 import typing
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 from rata._record import Record
 from rata.docstrings import parse_docstring
@@ -297,7 +297,9 @@ class Analyzer:
             args = typing.get_args(base)
             return ContentNode(self._node(args[0], f"{where} (the data of rata.Content)"))
         if _is_content_class(base) and base.__name__ == "Content":
-            raise CodegenError(f"{where}: rata.Content needs the type of its data.", hint="Write Content[T] (e.g. Content[Customer]), or list[Part] for parts alone.")
+            raise CodegenError(
+                f"{where}: rata.Content needs the type of its data.", hint="Write Content[T] (e.g. Content[Customer]), or list[Part] for parts alone."
+            )
         kinds, optional = _part_kinds(base)
         if kinds:
             return PartsNode(kinds, many=False, optional=optional)
@@ -310,7 +312,7 @@ class Analyzer:
     # --- dispatch over the kinds of hint ---
 
     def _node(self, hint: Any, where: str) -> Node:
-        if isinstance(hint, str) or isinstance(hint, typing.ForwardRef):
+        if isinstance(hint, (str, typing.ForwardRef)):
             ref = hint if isinstance(hint, str) else hint.__forward_arg__
             raise CodegenError(
                 f"{where}: the type {ref!r} could not be resolved.",
@@ -471,7 +473,7 @@ class Analyzer:
                     )
             else:
                 defaults = getattr(cls, "_field_defaults", {})
-                for name in cls._fields:  # type: ignore[attr-defined]
+                for name in cls._fields:
                     if name not in hints:
                         raise CodegenError(f"{field_where.format(name)}: the field has no type hint.", hint="Annotate every field.")
                     node.fields.append(
@@ -489,7 +491,7 @@ class Analyzer:
         return node
 
 
-def _is_content_class(hint: Any) -> bool:
+def _is_content_class(hint: Any) -> TypeGuard[type]:
     return isinstance(hint, type) and hint.__module__ == CONTENT_MODULE
 
 
@@ -569,7 +571,44 @@ def _simple_hints(fn: Any) -> dict[str, Any] | None:
     return hints
 
 
-_KEYWORDS = frozenset({"False", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"})
+_KEYWORDS = frozenset(
+    {
+        "False",
+        "True",
+        "and",
+        "as",
+        "assert",
+        "async",
+        "await",
+        "break",
+        "class",
+        "continue",
+        "def",
+        "del",
+        "elif",
+        "else",
+        "except",
+        "finally",
+        "for",
+        "from",
+        "global",
+        "if",
+        "import",
+        "in",
+        "is",
+        "lambda",
+        "nonlocal",
+        "not",
+        "or",
+        "pass",
+        "raise",
+        "return",
+        "try",
+        "while",
+        "with",
+        "yield",
+    }
+)
 
 
 def _lookup(table: dict[Any, Any], hint: Any) -> Any:

@@ -45,8 +45,5 @@ class ValidationErrors(Exception):
         return "; ".join(f"{field}: {message}" if field else message for field, messages in self.to_dict().items() for message in messages)
 
     def __str__(self) -> str:
-        parts = []
-        for field, messages in self.to_dict().items():
-            for message in messages:
-                parts.append(f"{field} {message}" if field else message)
+        parts = [f"{field} {message}" if field else message for field, messages in self.to_dict().items() for message in messages]
         return "; ".join(parts) or "invalid input"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional, cast
 from unittest import mock
 
 import jsonschema
@@ -20,7 +20,7 @@ from rata.command_spec import inspect_command
 from rata.content import PART_SCHEMAS, PartError, part_from_json, part_json, sniff
 from rata.convert import Mismatch, to_json
 from rata.errors import CodegenError
-from rata.typemodel import Analyzer, ContentNode, PartsNode
+from rata.typemodel import Analyzer, ContentNode, ObjectNode, PartsNode
 from tests.mcp.reports import PNG, WAV, rich_app
 
 LIMIT = 64  # the per-part bound while a property runs (the real one is megabytes)
@@ -59,7 +59,7 @@ def test_a_part_a_union_of_parts_or_a_list_of_them_is_a_parts_return_type(hint, 
 
 def test_content_of_t_is_typed_data_with_parts():
     found = node(Content[Summary])
-    assert isinstance(found, ContentNode) and found.data.name == "Summary"
+    assert isinstance(found, ContentNode) and isinstance(found.data, ObjectNode) and found.data.name == "Summary"
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,7 @@ def test_the_json_form_is_the_mcp_content_block_and_reads_back_as_the_same_part(
         (Image(PNG, mime_type="audio/wav"), "'audio/wav', which is not image/*", "Return Audio for it"),
         (Audio(PNG, mime_type="audio/wav"), "declared as 'audio/wav', but its bytes are image/png", "Pass mime_type='image/png'"),
         (Image(b"\x00" * 10), "without a MIME type, and its bytes are not a format rata recognizes", "(e.g. 'image/png')"),
-        (Image("aGk=", mime_type="image/png"), "with data of type str", "not text or base64"),
+        (Image(cast(Any, "aGk="), mime_type="image/png"), "with data of type str", "not text or base64"),
         (Image(PNG, path="x.png"), "with both data and a path", "Give one"),
         (Image(PNG, mime_type="png"), "the MIME type 'png', which is not one", "type/subtype"),
         (EmbeddedResource("notes.txt", text="x"), "the URI 'notes.txt', which is not one", "absolute URI"),

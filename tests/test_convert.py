@@ -485,7 +485,7 @@ def test_an_object_result_is_checked_field_by_field_on_every_call() -> None:
     node = node_of(Line)
     assert to_json(node, Line("A", 2)) == {"sku": "A", "qty": 2}
     with pytest.raises(Mismatch, match=r"^result\.qty is str '2', not an integer$"):
-        to_json(node, Line("A", "2"))  # type: ignore[arg-type]
+        to_json(node, Line("A", "2"))  # type: ignore[arg-type] - a wrong value on purpose
 
 
 def test_a_subclass_of_a_node_kind_comes_out_as_that_kind() -> None:
@@ -526,7 +526,7 @@ def test_a_typeddict_result_leaves_out_missing_optional_keys() -> None:
         (Literal["a", "b"], "c", 'result is \'c\', not one of "a", "b"'),
         (int | None, "x", "result is str, which matches none of integer, null"),
         (JsonValue, {"a": {1, 2}}, "result.a is set, which is not a JSON value"),
-        (OrderOfLines, OrderOfLines("Ada", [Line("A", 1), Line("B", "2")]), "result.lines[1].qty is str '2', not an integer"),  # type: ignore[arg-type]
+        (OrderOfLines, OrderOfLines("Ada", [Line("A", 1), Line("B", "2")]), "result.lines[1].qty is str '2', not an integer"),  # type: ignore[arg-type] - a wrong value on purpose
     ],
 )
 def test_a_result_that_does_not_match_its_type_is_refused_with_its_path(hint: Any, value: Any, message: str) -> None:
@@ -545,7 +545,7 @@ def orders_store(customer: str, lines: list[Line], rush: bool = False) -> OrderO
 @command
 def orders_broken(count: int) -> list[Line]:
     """Return something that is not a list of lines."""
-    return [Line("A", 1), Line("B", "many")]  # type: ignore[arg-type]
+    return [Line("A", 1), Line("B", "many")]  # type: ignore[arg-type] - a wrong value on purpose
 
 
 def make_app() -> App:
@@ -649,10 +649,10 @@ def test_plain_fields_of_a_dataclass_result_are_checked_whatever_their_python_ty
     assert to_json(node, Badge(1, "Ada", True)) == {"id": 1, "name": "Ada", "active": True, "note": None}
     assert to_json(node, Badge(1, Label("Ada"), False)) == {"id": 1, "name": "Ada", "active": False, "note": None}
     for badge, message in [
-        (Badge(True, "Ada", True), "result.id is bool True, not an integer"),  # type: ignore[arg-type]
-        (Badge("1", "Ada", True), "result.id is str '1', not an integer"),  # type: ignore[arg-type]
-        (Badge(1, "Ada", 1), "result.active is int 1, not true or false"),  # type: ignore[arg-type]
-        (Badge(1, "Ada", True, ""), "result.note is str '', not null"),  # type: ignore[arg-type]
+        (Badge(True, "Ada", True), "result.id is bool True, not an integer"),
+        (Badge("1", "Ada", True), "result.id is str '1', not an integer"),  # type: ignore[arg-type] - a wrong value on purpose
+        (Badge(1, "Ada", 1), "result.active is int 1, not true or false"),  # type: ignore[arg-type] - a wrong value on purpose
+        (Badge(1, "Ada", True, ""), "result.note is str '', not null"),  # type: ignore[arg-type] - a wrong value on purpose
     ]:
         with pytest.raises(Mismatch) as caught:
             to_json(node, badge)

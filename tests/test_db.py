@@ -151,7 +151,7 @@ def test_units_on_two_threads_have_a_connection_each_and_do_not_nest(database, f
         with UnitOfWork(database) as work:
             seen["other"] = work.connection
             work.connection.execute("INSERT INTO notes VALUES (2)")
-        seen["other changed"] = work.changed  # type: ignore[assignment]
+        seen["other changed"] = work.changed  # type: ignore[assignment] - the dict holds a connection and, here, a set of names
         database.close()
         done.set()
 

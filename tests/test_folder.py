@@ -104,7 +104,7 @@ def test_an_open_folder_of_another_user_is_refused_with_the_fix(tmp_path):
     with pytest.raises(ConfigError) as refused:
         AppFolder(home).ensure()
     assert "can be read by other users (mode 0755)" in refused.value.message and "uid 65534" in refused.value.message
-    assert f"chmod 700 {home}" in refused.value.hint
+    assert f"chmod 700 {home}" in (refused.value.hint or "")
     assert mode(home) == 0o755
 
 

@@ -88,8 +88,8 @@ def tricks(source: str) -> list[tuple[int, str]]:
             name = _dotted(node)
             if name is not None and _private_api(name, modules):
                 found.append((node.lineno, name))
-            if isinstance(node, ast.Call) and _dotted(node.func) in ("object.__setattr__", "object.__new__"):
-                found.append((node.lineno, _dotted(node.func)))
+            if isinstance(node, ast.Call) and (called := _dotted(node.func)) in ("object.__setattr__", "object.__new__"):
+                found.append((node.lineno, called))
         elif isinstance(node, ast.ClassDef) and any(_dotted(base) == "Record" for base in node.bases):
             found += [
                 (item.lineno, f"{node.name}.__init__ written by hand, bypassing Record's")

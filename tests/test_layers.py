@@ -41,9 +41,7 @@ def test_no_module_imports_a_layer_above_its_own():
             continue  # `python -m rata` is the CLI's entry point
         module = "rata." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
         own = layer_of(module.replace(".__init__", ""))
-        for imported in imports(path):
-            if imported.startswith("rata.") and layer_of(imported) > own:
-                problems.append(f"{module} imports {imported}")
+        problems += [f"{module} imports {imported}" for imported in imports(path) if imported.startswith("rata.") and layer_of(imported) > own]
     assert problems == []
 
 
@@ -52,9 +50,11 @@ def test_only_the_cli_prints():
     for path in ROOT.rglob("*.py"):
         if "cli" in path.relative_to(ROOT).parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-                offenders.append(f"{path.name}:{node.lineno}")
+        offenders += [
+            f"{path.name}:{node.lineno}"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        ]
     assert offenders == []
 
 

@@ -75,7 +75,7 @@ def test_a_missing_file_says_so(tmp_path):
 def test_a_missing_module_says_how_to_make_it_importable():
     with pytest.raises(AppLoadError) as caught:
         load_app("no_such_module_anywhere:app")
-    assert "was not found" in caught.value.message and "pip install -e ." in caught.value.hint
+    assert "was not found" in caught.value.message and "pip install -e ." in (caught.value.hint or "")
 
 
 def test_a_folder_without_pyproject_is_refused(tmp_path):
@@ -88,13 +88,13 @@ def test_a_pyproject_without_the_rata_table_says_what_to_add(tmp_path):
     project(tmp_path, target="")
     with pytest.raises(AppLoadError) as caught:
         load_app(str(tmp_path))
-    assert "[tool.rata]" in caught.value.hint
+    assert "[tool.rata]" in (caught.value.hint or "")
 
 
 def test_no_pyproject_anywhere_up_is_explained(tmp_path):
     with pytest.raises(AppLoadError) as caught:
         load_app(None, cwd=tmp_path)
-    assert "--app" in caught.value.hint
+    assert "--app" in (caught.value.hint or "")
 
 
 def test_an_import_error_names_the_failing_file_line_and_source(tmp_path):
@@ -119,7 +119,7 @@ def test_a_missing_attribute_points_at_the_app_that_is_there(tmp_path):
     (tmp_path / "named.py").write_text(GOOD.replace("app = App", "crm = App"))
     with pytest.raises(AppLoadError) as caught:
         load_app(str(tmp_path / "named.py"))
-    assert "no attribute 'app'" in caught.value.message and "...:crm" in caught.value.hint
+    assert "no attribute 'app'" in caught.value.message and "...:crm" in (caught.value.hint or "")
 
 
 def test_something_that_is_not_an_app_is_refused(tmp_path):

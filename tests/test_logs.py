@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,6 +18,7 @@ from rata.logs import BACKUPS, LINE_BYTES, JsonLinesFile, configure_logging, for
 def test_logs_are_json_lines_in_the_app_folder(tmp_path):
     folder = AppFolder(tmp_path / "app")
     handler = configure_logging(folder, "logtest")
+    assert handler is not None
     try:
         logging.getLogger("logtest").info("customer %s added", "Ada", extra={"customer_id": 7})
         logging.getLogger("rata").warning("from rata")
@@ -37,6 +39,7 @@ def test_logs_are_json_lines_in_the_app_folder(tmp_path):
 def test_configuring_twice_adds_one_handler(tmp_path):
     folder = AppFolder(tmp_path / "app")
     first = configure_logging(folder, "twice")
+    assert first is not None
     try:
         assert configure_logging(folder, "twice") is first
     finally:
@@ -48,7 +51,9 @@ def test_configuring_twice_adds_one_handler(tmp_path):
 def test_logs_rotate_and_keep_a_bounded_number_of_files(tmp_path):
     folder = AppFolder(tmp_path / "app")
     handler = configure_logging(folder, "rotating")
-    handler.maxBytes = 2_000
+    assert handler is not None
+    rotating: Any = handler  # a RotatingJsonLines, a class built on first use, so the checker knows it as a Handler
+    rotating.maxBytes = 2_000
     try:
         for i in range(400):
             logging.getLogger("rotating").info("line %d %s", i, "x" * 50)
@@ -68,6 +73,7 @@ def _lines(folder: AppFolder, name: str) -> list[dict]:
 def test_a_line_written_directly_is_the_line_logging_writes(tmp_path):
     folder = AppFolder(tmp_path / "app")
     handler = configure_logging(folder, "direct")
+    assert handler is not None
     fields = {"tool": "customers_show", "client": "claude-code", "outcome": "ok", "duration_ms": 0.25}
     try:
         logging.getLogger("rata.mcp").info("tool call", extra=fields)
@@ -84,9 +90,14 @@ def test_a_line_written_directly_is_the_line_logging_writes(tmp_path):
 def test_a_record_anything_else_would_see_goes_through_logging(tmp_path):
     folder = AppFolder(tmp_path / "app")
     handler = configure_logging(folder, "shared")
+    assert handler is not None
     seen: list[logging.LogRecord] = []
-    capture = logging.Handler()
-    capture.emit = seen.append
+
+    class Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    capture = Capture()
     logging.getLogger("rata").addHandler(capture)
     try:
         log_info("rata.mcp", "tool call", {"tool": "t", "outcome": "ok"})
@@ -98,7 +109,7 @@ def test_a_record_anything_else_would_see_goes_through_logging(tmp_path):
         for name in ("shared", "rata"):
             logging.getLogger(name).removeHandler(handler)
         handler.close()
-    assert [(r.name, r.getMessage(), r.tool) for r in seen] == [("rata.mcp", "tool call", "t")]
+    assert [(r.name, r.getMessage(), r.__dict__["tool"]) for r in seen] == [("rata.mcp", "tool call", "t")]
     assert [line["tool"] for line in _lines(folder, "shared")] == ["t"]
 
 

@@ -121,7 +121,7 @@ def test_a_migration_file_that_is_a_fifo_is_refused_at_once_naming_it(tmp_path):
 
     (tmp_path / "0001_create.sql").write_text("CREATE TABLE t (id INTEGER);", encoding="utf-8")
     os.mkfifo(tmp_path / "0002_pipe.sql")
-    caught: list[BaseException] = []
+    caught: list[MigrationError] = []
 
     def look() -> None:
         try:

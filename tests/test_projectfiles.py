@@ -57,11 +57,17 @@ def test_a_file_over_the_limit_is_refused_having_read_only_one_byte_past_it(tmp_
 def test_a_folder_a_missing_file_and_text_that_is_not_utf_8_say_what_they_are(tmp_path):
     (tmp_path / "bad.md").write_bytes(b"ok \xff")
     reasons = []
-    for attempt in (lambda: read_bytes(tmp_path, limit=10), lambda: read_bytes(tmp_path / "gone.md", limit=10), lambda: read_text(tmp_path / "bad.md", limit=10)):
+    for attempt in (
+        lambda: read_bytes(tmp_path, limit=10),
+        lambda: read_bytes(tmp_path / "gone.md", limit=10),
+        lambda: read_text(tmp_path / "bad.md", limit=10),
+    ):
         with pytest.raises(ProjectFileError) as caught:
             attempt()
         reasons.append(caught.value.reason)
-    assert reasons[0].startswith(("is a folder", "cannot be opened")) and reasons[1].startswith("cannot be opened") and reasons[2] == "is not UTF-8 text (byte 3)"
+    assert (
+        reasons[0].startswith(("is a folder", "cannot be opened")) and reasons[1].startswith("cannot be opened") and reasons[2] == "is not UTF-8 text (byte 3)"
+    )
     assert read_text(tmp_path / "bad.md", limit=10, errors="replace") == "ok \ufffd"
 
 

@@ -31,7 +31,7 @@ def follow_up(ctx: Ctx, customer_id: int, tone: Literal["warm", "brief"] = "warm
 def writes(ctx: Ctx) -> str:
     """Writes a row, then returns nothing a prompt may return."""
     ctx.db.execute("INSERT INTO seen VALUES (1)")
-    return 42  # type: ignore[return-value]
+    return 42  # type: ignore[return-value] - a prompt that returns what it may not, on purpose
 
 
 def make_app(tmp_path: Any, *prompts: Any, grant: tuple[str, ...] = ("notes.*",)) -> App:
@@ -183,7 +183,7 @@ def test_registration_refuses_duplicates_naming_both_and_bad_declarations(tmp_pa
         App("a", identifier="com.a", root=tmp_path).prompts(spaced)
 
     @prompt
-    def untyped(x) -> str:  # type: ignore[no-untyped-def]
+    def untyped(x) -> str:
         return x
 
     with pytest.raises(CodegenError, match="parameter 'x': the parameter has no type hint"):

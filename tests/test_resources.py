@@ -108,7 +108,7 @@ def _reference(template: UriTemplate, uri: str) -> dict[str, str] | None:
     from urllib.parse import unquote_to_bytes
 
     try:
-        return {name: unquote_to_bytes(raw).decode("utf-8") for name, raw in zip(template.names, found.groups())}
+        return {name: unquote_to_bytes(raw).decode("utf-8") for name, raw in zip(template.names, found.groups(), strict=False)}
     except UnicodeDecodeError:
         return None
 

@@ -163,7 +163,7 @@ def test_an_author_is_a_name_with_an_email_in_angle_brackets(text, author):
 def test_a_bad_author_is_refused_with_the_form_to_write(text, words):
     with pytest.raises(ConfigError) as caught:
         parse_author(text)
-    assert words in caught.value.message and "--author" in caught.value.hint
+    assert words in caught.value.message and "--author" in (caught.value.hint or "")
 
 
 def test_git_s_identity_is_the_default_author_when_it_has_one(tmp_path, monkeypatch):
@@ -256,7 +256,9 @@ def test_a_packaging_tools_name_is_refused_because_installing_the_app_would_repl
     assert "my-" + name in refused.value.hint and not (tmp_path / name).exists()
 
 
-@pytest.mark.parametrize(("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")])
+@pytest.mark.parametrize(
+    ("name", "holder"), [("click", "click"), ("mcp", "mcp"), ("hypothesis", "hypothesis"), ("yaml", "PyYAML"), ("typing-extensions", "typing_extensions")]
+)
 def test_a_name_an_installed_distribution_holds_is_refused_naming_it(tmp_path, name, holder):
     """`rata new click` then `pip install -e .` would uninstall click, which rata's own CLI needs."""
     with pytest.raises(ConfigError, match="installed in this Python environment") as refused:

@@ -48,7 +48,7 @@ def hosts_next(address: ipaddress.IPv4Address, skip: list[ipaddress.IPv4Address]
 @command
 def hosts_broken(address: ipaddress.IPv4Address) -> ipaddress.IPv4Address:
     """Return the address as text, which is not what it declares."""
-    return str(address)  # type: ignore[return-value]
+    return str(address)  # type: ignore[return-value] - a command that returns the wrong type, on purpose
 
 
 @pytest.fixture

@@ -47,7 +47,9 @@ def test_a_text_becomes_the_json_value_its_parameter_takes(hint: Any, text: str,
     assert type(json_value(node(hint), text)) is type(value)
 
 
-@pytest.mark.parametrize(("hint", "text"), [(int, "4x"), (int, "1.5"), (int, "007"), (float, "NaN"), (float, "1e99999"), (bool, "True"), (Literal["a"], "c"), (list[int], "[1,")])
+@pytest.mark.parametrize(
+    ("hint", "text"), [(int, "4x"), (int, "1.5"), (int, "007"), (float, "NaN"), (float, "1e99999"), (bool, "True"), (Literal["a"], "c"), (list[int], "[1,")]
+)
 def test_a_text_that_is_not_the_types_form_stays_text_and_the_usual_check_names_the_problem(hint: Any, text: str) -> None:
     assert json_value(node(hint), text) == text
     with pytest.raises(Invalid):

@@ -35,7 +35,9 @@ def notes_list(ctx: Ctx) -> list[str]:
 @command(can="notes.write")
 def notes_add(ctx: Ctx, text: str) -> int:
     """Add a note."""
-    return ctx.db.execute("INSERT INTO notes (text) VALUES (?)", (text,)).lastrowid
+    added = ctx.db.execute("INSERT INTO notes (text) VALUES (?)", (text,)).lastrowid
+    assert added is not None
+    return added
 
 
 def notes_app(root: Path, files: dict[str, str], **options) -> App:
@@ -94,7 +96,7 @@ def test_an_upgrade_keeps_a_consistent_copy_named_for_the_migration_it_was_taken
     before = dump(app.folder.database_file)
     notes_app(root, {"0002_add_stars.sql": "ALTER TABLE notes ADD COLUMN stars INTEGER NOT NULL DEFAULT 0;"})
     started = on_start(app)
-    assert started.backup == rata_home / backup_name(2) == rata_home / "app-before-0002.db"
+    assert started.backup is not None and started.backup == rata_home / backup_name(2) == rata_home / "app-before-0002.db"
     assert dump(started.backup) == before
     if os.name == "posix":
         assert started.backup.stat().st_mode & 0o777 == 0o600

@@ -28,7 +28,9 @@ def catalog_path(loaded: LoadedApp, out: Path | None) -> Path:
 @edge
 def codegen(
     app: Optional[str] = AppOption,
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to write the catalog. Default: [tool.rata] catalog, else rata.catalog.json in the project."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Where to write the catalog. Default: [tool.rata] catalog, else rata.catalog.json in the project."
+    ),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 4 with a diff if the file is stale."),
     stdout: bool = typer.Option(False, "--stdout", help="Print the catalog instead of writing it."),
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="With --check, how to print the drift: " + FORMAT_HELP),

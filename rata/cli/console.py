@@ -9,7 +9,7 @@ import functools
 import re
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from rata.codegen.sanitize import clean_text
 from rata.errors import RataError
@@ -105,4 +105,4 @@ def edge(fn: F) -> F:
             show_error(error)
             raise typer.Exit(error.exit_code) from None
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # functools.wraps keeps the signature Typer reads

@@ -31,7 +31,7 @@ def _kind(command: dict[str, Any]) -> str:
 
 def _content(command: dict[str, Any]) -> str:
     """The content parts a command may return (from its return annotation), e.g. ``image, text``."""
-    kinds = command.get("content", [])
+    kinds: list[str] = command.get("content", [])
     if len(kinds) == len(PART_KINDS):
         return "any content part"
     return ", ".join(_PART_NAMES.get(kind, kind) for kind in kinds)
@@ -306,20 +306,20 @@ def _rows_table(rows: list[readable.Row], width: int, first: str) -> Any:
     if not any(row.rules for row in rows):  # no constraints at all: no empty column (nor for descriptions, below)
         columns, cells = columns[:3], [cell[:3] for cell in cells]
     natural = [max(cell_len(name), *(cell_len(cell[index]) for cell in cells)) for index, (name, _, _) in enumerate(columns)]
-    widths = [min(size, widest) for size, (_, _, widest) in zip(natural, columns)]
+    widths = [min(size, widest) for size, (_, _, widest) in zip(natural, columns, strict=False)]
     room = width - 2 * len(widths) - min(18, max(cell_len("description"), *(cell_len(row.description) for row in rows)))
     while sum(widths) > room:
-        slack = [size - floor for size, (_, floor, _) in zip(widths, columns)]
+        slack = [size - floor for size, (_, floor, _) in zip(widths, columns, strict=False)]
         if max(slack) <= 0:
             break
         widths[slack.index(max(slack))] -= 1
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True)
-    for index, ((name, _, _), size) in enumerate(zip(columns, widths)):
+    for index, ((name, _, _), size) in enumerate(zip(columns, widths, strict=False)):
         table.add_column(name, overflow="fold", style="name" if index == 0 else None, width=size)
     described = any(row.description for row in rows)
     if described:
         table.add_column("description", overflow="fold")
-    for row, cell in zip(rows, cells):
+    for row, cell in zip(rows, cells, strict=False):
         table.add_row(*(safe(text, "muted" if text == "no" else None) for text in cell), *([safe(row.description)] if described else []))
     return table
 

@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # the library is imported when the command runs, not when `ra
 def install(
     client: Optional[str] = typer.Option(None, "--client", "-c", help=client_help(), show_default=False),
     app_spec: Optional[str] = AppOption,
-    name: Optional[str] = typer.Option(None, "--name", help="The server's key in the client's config. Default: the app's name (rata with --dev).", show_default=False),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="The server's key in the client's config. Default: the app's name (rata with --dev).", show_default=False
+    ),
     dev: bool = typer.Option(False, "--dev", help="Register `rata mcp dev` (the read-only dev server for coding agents) instead of the app."),
     write: bool = typer.Option(False, "--write", help="Merge the entry into the client's project-scoped file in this project (never a user-level file)."),
     replace: bool = typer.Option(

@@ -40,7 +40,9 @@ class LintFailed(RataError):
 @edge
 def inspect(
     app_spec: Optional[str] = AppOption,
-    as_json: bool = typer.Option(False, "--json", help="Print {\"tools\", \"resources\", \"resourceTemplates\", \"prompts\"} exactly as their list methods return them."),
+    as_json: bool = typer.Option(
+        False, "--json", help='Print {"tools", "resources", "resourceTemplates", "prompts"} exactly as their list methods return them.'
+    ),
     era: Era = typer.Option(Era.modern, "--era", help="modern (2026-07-28) or legacy (2025-11-25); they differ in outputSchema."),
     tool: Optional[str] = typer.Option(None, "--tool", "-t", help="Show one tool in full, with its JSON schemas."),
     prompt: Optional[str] = typer.Option(None, "--prompt", "-p", help="Show one prompt in full, with its arguments' JSON schema."),
@@ -122,7 +124,7 @@ def _report_for_ci(output_format: OutputFormat, result: Inspection, app: App, ch
         _drifted(drift, check, save)
 
 
-def _one(kind: str, name: str, result: Inspection) -> dict:  # type: ignore[type-arg]
+def _one(kind: str, name: str, result: Inspection) -> dict:
     """The tool or prompt (`kind`) named `name` as agents see it, or a `ConfigError`: hidden from agents and why, or a near name."""
     import difflib
 

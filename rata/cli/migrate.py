@@ -56,7 +56,13 @@ def migrate(
         out.print(safe("Nothing to apply; the database is up to date.", "ok"))
     err = console(stderr=True)
     for s in report.changed:
-        err.print(safe(f"warning: migration {s.version:04d} ({s.name}) changed after it was applied on {s.applied_at}; it was not run again. Write a new migration for the change.", "warning"))
+        err.print(
+            safe(
+                f"warning: migration {s.version:04d} ({s.name}) changed after it was applied on {s.applied_at}; it was not run again. "
+                "Write a new migration for the change.",
+                "warning",
+            )
+        )
     for s in report.missing:
         err.print(safe(f"warning: migration {s.version:04d} ({s.name}) was applied but its file is gone.", "warning"))
 

@@ -13,9 +13,13 @@ from rata.cli.console import console, edge, safe, write_raw
 
 @edge
 def new(
-    name: str = typer.Argument(..., help="The app's name: lowercase letters, digits, '-' or '_', starting with a letter. Its package is the name with '-' as '_'."),
+    name: str = typer.Argument(
+        ..., help="The app's name: lowercase letters, digits, '-' or '_', starting with a letter. Its package is the name with '-' as '_'."
+    ),
     directory: Optional[Path] = typer.Option(None, "--dir", help="Where to write the project; it must be new or empty. Default: ./NAME.", show_default=False),
-    identifier: Optional[str] = typer.Option(None, "--identifier", help="The app's reverse-DNS identifier, which names its data folder. Default: com.example.NAME.", show_default=False),
+    identifier: Optional[str] = typer.Option(
+        None, "--identifier", help="The app's reverse-DNS identifier, which names its data folder. Default: com.example.NAME.", show_default=False
+    ),
     author: Optional[str] = typer.Option(
         None,
         "--author",

@@ -233,7 +233,9 @@ def _counts(catalog: Catalog) -> list[Finding]:
     if n > VSCODE_TOOL_LIMIT:
         return [Finding("too-many-tools", "error", None, "/tools", f"{n} tools; VS Code accepts at most {VSCODE_TOOL_LIMIT}.", "Grant agents fewer abilities.")]
     if n > WINDSURF_TOOL_LIMIT:
-        return [Finding("too-many-tools", "warning", None, "/tools", f"{n} tools; Windsurf accepts at most {WINDSURF_TOOL_LIMIT}.", "Grant agents fewer abilities.")]
+        return [
+            Finding("too-many-tools", "warning", None, "/tools", f"{n} tools; Windsurf accepts at most {WINDSURF_TOOL_LIMIT}.", "Grant agents fewer abilities.")
+        ]
     return []
 
 
@@ -242,9 +244,20 @@ def _descriptions(tool: dict[str, Any]) -> list[Finding]:
     out: list[Finding] = []
     description = tool.get("description", "")
     if not description:
-        out.append(Finding("description-missing", "warning", name, "/description", "The tool has no description, so the model must guess what it does.", "Give the command a docstring."))
+        out.append(
+            Finding(
+                "description-missing",
+                "warning",
+                name,
+                "/description",
+                "The tool has no description, so the model must guess what it does.",
+                "Give the command a docstring.",
+            )
+        )
     elif len(description) > DESCRIPTION_LIMIT:
-        out.append(_too_long("description-too-long", "warning", name, description, "Keep the docstring's summary and body short; move detail to the Args section."))
+        out.append(
+            _too_long("description-too-long", "warning", name, description, "Keep the docstring's summary and body short; move detail to the Args section.")
+        )
     for prop, schema in tool["inputSchema"].get("properties", {}).items():
         if isinstance(schema, dict) and not schema.get("description"):
             out.append(
@@ -310,17 +323,53 @@ def _meta_schema_errors(schema: Any, checked: dict[str, list[tuple[str, str]]]) 
 
 def _walk(name: str, schema: Any, path: str, out: list[Finding]) -> None:
     if isinstance(schema, bool):
-        out.append(Finding("schema-boolean", "warning", name, path, f"The schema is the boolean {str(schema).lower()}.", "Use an object schema; some clients reject boolean schemas."))
+        out.append(
+            Finding(
+                "schema-boolean",
+                "warning",
+                name,
+                path,
+                f"The schema is the boolean {str(schema).lower()}.",
+                "Use an object schema; some clients reject boolean schemas.",
+            )
+        )
         return
     if not isinstance(schema, dict):
         return
     if not _TYPED_KEYS & set(schema):
-        out.append(Finding("schema-untyped", "warning", name, path, "This schema accepts any value, which tells the model nothing.", "Give the value a concrete type instead of rata.JsonValue."))
+        out.append(
+            Finding(
+                "schema-untyped",
+                "warning",
+                name,
+                path,
+                "This schema accepts any value, which tells the model nothing.",
+                "Give the value a concrete type instead of rata.JsonValue.",
+            )
+        )
     if isinstance(schema.get("type"), list):
-        out.append(Finding("schema-type-array", "warning", name, f"{path}/type", f"'type' is a list {schema['type']}.", "Use anyOf with one type each; some clients accept only a single type."))
+        out.append(
+            Finding(
+                "schema-type-array",
+                "warning",
+                name,
+                f"{path}/type",
+                f"'type' is a list {schema['type']}.",
+                "Use anyOf with one type each; some clients accept only a single type.",
+            )
+        )
     ref = schema.get("$ref")
     if isinstance(ref, str) and not ref.startswith("#"):
-        out.append(Finding("schema-remote-ref", "error", name, f"{path}/$ref", f"The $ref {ref!r} points outside the schema; clients must not fetch it.", "Inline the referenced schema."))
+        out.append(
+            Finding(
+                "schema-remote-ref",
+                "error",
+                name,
+                f"{path}/$ref",
+                f"The $ref {ref!r} points outside the schema; clients must not fetch it.",
+                "Inline the referenced schema.",
+            )
+        )
     for suffix, sub in subschemas(schema):
         if not (isinstance(sub, bool) and suffix == "/additionalProperties"):  # `additionalProperties: false` is the closed-object idiom
             _walk(name, sub, path + suffix, out)
@@ -428,7 +477,15 @@ def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
         found.append(("prompt-name", "warning", "/name", said, "Shorten the prompt's name (@prompt(name=...)), or register the server under a shorter name."))
     description = prompt.get("description", "")
     if not description:
-        found.append(("prompt-description", "warning", "/description", "The prompt has no description, so the user cannot tell what it does.", "Give the function a docstring."))
+        found.append(
+            (
+                "prompt-description",
+                "warning",
+                "/description",
+                "The prompt has no description, so the user cannot tell what it does.",
+                "Give the function a docstring.",
+            )
+        )
     for index, argument in enumerate(prompt.get("arguments", [])):
         arg = argument["name"]
         if not ARGUMENT_NAME.match(arg):
@@ -446,24 +503,33 @@ def prompt_findings(prompt: dict[str, Any], server: str) -> list[Finding]:
 def _resources(catalog: Catalog) -> list[Finding]:
     from rata.resources import template_problem
 
-    out: list[Finding] = []
-    for detail in catalog.resource_details:
-        if detail["agent"] == "confirm":
-            out.append(
-                Finding(
-                    "resource-confirm", "warning", None, "/resourceDetails",
-                    f"The resource {detail['uri']} needs {detail['ability']!r}, which agents are granted only with confirmation: "
-                    "a read cannot ask the user to confirm, so it is not served.",
-                    "Grant its ability with Mcp().allow_abilities([...]), or give the resource another ability.",
-                    detail["uri"],
-                )
-            )  # fmt: skip
+    out: list[Finding] = [
+        Finding(
+            "resource-confirm", "warning", None, "/resourceDetails",
+            f"The resource {detail['uri']} needs {detail['ability']!r}, which agents are granted only with confirmation: "
+            "a read cannot ask the user to confirm, so it is not served.",
+            "Grant its ability with Mcp().allow_abilities([...]), or give the resource another ability.",
+            detail["uri"],
+        )
+        for detail in catalog.resource_details
+        if detail["agent"] == "confirm"
+    ]  # fmt: skip
     for key, field, items in (("resources", "uri", catalog.resources), ("templates", "uriTemplate", catalog.templates)):
         for index, item in enumerate(items):
             uri, path = item[field], f"/{key}/{index}"
             name = item.get("name", "")
             if not name.strip() or len(name) > 128:
-                out.append(Finding("resource-name", "warning", None, f"{path}/name", f"{uri} has a name that is blank or over 128 characters.", "Give it a short name (name=...).", uri))
+                out.append(
+                    Finding(
+                        "resource-name",
+                        "warning",
+                        None,
+                        f"{path}/name",
+                        f"{uri} has a name that is blank or over 128 characters.",
+                        "Give it a short name (name=...).",
+                        uri,
+                    )
+                )
             if not item.get("description"):
                 out.append(
                     Finding(

@@ -63,9 +63,7 @@ def subschemas(schema: Any) -> list[tuple[str, Any]]:
     for key in _SUBSCHEMA_LISTS:
         if isinstance(schema.get(key), list):
             found.extend((f"/{key}/{i}", sub) for i, sub in enumerate(schema[key]))
-    for key in _SUBSCHEMA_ONE:
-        if isinstance(schema.get(key), (dict, bool)):
-            found.append((f"/{key}", schema[key]))
+    found.extend((f"/{key}", schema[key]) for key in _SUBSCHEMA_ONE if isinstance(schema.get(key), (dict, bool)))
     return found
 
 

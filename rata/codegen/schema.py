@@ -102,7 +102,12 @@ class _Writer:
         part = parts_schema(node.kinds)
         if isinstance(node, ContentNode):
             content = {"type": "array", "items": part}
-            return {"type": "object", "properties": {"data": self.write(node.data), "content": content}, "required": ["data", "content"], "additionalProperties": False}
+            return {
+                "type": "object",
+                "properties": {"data": self.write(node.data), "content": content},
+                "required": ["data", "content"],
+                "additionalProperties": False,
+            }
         if node.many:
             return {"type": "array", "items": part}
         return {"anyOf": [*part.get("anyOf", [part]), {"type": "null"}]} if node.optional else part

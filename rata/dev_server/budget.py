@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from rata import tokens
-from rata.tokens import compact_json
 from rata.errors import RataError
+from rata.tokens import compact_json
 from rata.typemodel import Field
 
 DEFAULT_TOKENS = 10_000

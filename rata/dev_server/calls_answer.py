@@ -43,7 +43,7 @@ class CallList(TypedDict):
 
 
 def call_row(raw: dict[str, Any]) -> CallRow:
-    return CallRow(**{**raw, "args": named_values(raw.get("args") or {})})  # type: ignore[typeddict-item]
+    return CallRow(**{**raw, "args": named_values(raw.get("args") or {})})
 
 
 def call_line(row: CallRow) -> str:
@@ -96,7 +96,7 @@ def _shortened(row: CallRow, chars: int) -> CallRow:
         for a in row["args"]
     ]
     error = budget.shorten(row["error"], each) if row["error"] else row["error"]
-    return CallRow(**{**row, "args": args, "error": error, "command": budget.shorten(row["command"], 200)})  # type: ignore[typeddict-item]
+    return CallRow(**{**row, "args": args, "error": error, "command": budget.shorten(row["command"], 200)})
 
 
 def _value(value: Any) -> str:

@@ -356,7 +356,9 @@ def schema_objects(conn: sqlite3.Connection, name_filter: str = "", after: str |
     `name_filter`: only those whose name, or whose table's name, contains it (case ignored); `after`: only those whose
     name sorts after it; `summary`: tables only."""
     needle = name_filter.lower()
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view', 'trigger')").fetchall()
+    rows = conn.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view', 'trigger')"
+    ).fetchall()
     found = [
         (str(kind), str(name), str(table or ""), sql if sql is None else str(sql))
         for kind, name, table, sql in rows

@@ -86,7 +86,12 @@ def query_answer(path: Path, sql: str, limit: int, offset: int, limit_tokens: in
     result = database.run_query_isolated(path, sql, limit, offset=offset, fetch_bytes=limit_tokens * tokens.BYTES_PER_TOKEN)
     notes = _notes_before(result, offset)
     columns, rows = list(result.columns), list(result.rows)
-    arguments = {"sql": _sql_for_note(sql, limit_tokens), "limit": None if limit == database.DEFAULT_ROWS else limit, "offset": 0, "budget_tokens": asked_tokens}
+    arguments = {
+        "sql": _sql_for_note(sql, limit_tokens),
+        "limit": None if limit == database.DEFAULT_ROWS else limit,
+        "offset": 0,
+        "budget_tokens": asked_tokens,
+    }
     wide = f"Row {offset + 1} is wider than the whole budget: its long cells (and column names) are shortened to fit."
     worst = _note([*notes, wide], offset, offset + limit, limit, limit_tokens, arguments, sql, shown=limit, budget_cut=True)
 

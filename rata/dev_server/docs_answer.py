@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from rata.dev_server import budget
 from rata.cleantext import quote
+from rata.dev_server import budget
 from rata.dev_server.docs_index import MAX_DOC_BYTES, DocsIndex, Hit
 from rata.errors import RataError
 

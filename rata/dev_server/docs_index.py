@@ -174,7 +174,7 @@ class DocsIndex:
             walk = walk_files(root, lambda name: name.endswith((".md", ".markdown")))
             self.cut = self.cut or walk.cut
 
-            def shown_as(full: str) -> str:
+            def shown_as(full: str, skip: int = skip, prefix: str = prefix) -> str:
                 relative = full[skip:]
                 return prefix + (relative if os.sep == "/" else relative.replace(os.sep, "/"))
 
@@ -251,7 +251,8 @@ class DocsIndex:
                 if not expression:
                     continue
                 rows = conn.execute(
-                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid LIMIT ?",
+                    "SELECT rowid, path, anchor, bm25(sections, 0, 0, 0, 5.0, 1.0) AS rank FROM sections"
+                    " WHERE sections MATCH ? ORDER BY rank, path, anchor, rowid LIMIT ?",
                     (expression, -1 if stop is None else stop),
                 ).fetchall()
                 lists.append([Ranked(rowid, expression, path, anchor, round(-rank, 4)) for rowid, path, anchor, rank in rows])

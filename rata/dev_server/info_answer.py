@@ -35,7 +35,9 @@ def new_report(folder: Path, path: Path, states: list[dict[str, Any]], next_afte
     return {"migrations_dir": str(folder), "database": str(path), "migrations": states, "next_after": next_after, "note": note}
 
 
-def migration_answer(folder: Path, path: Path, states: list[dict[str, Any]], notes: list[str], after: int | None, limit_tokens: int, asked_tokens: int | None) -> dict[str, Any]:
+def migration_answer(
+    folder: Path, path: Path, states: list[dict[str, Any]], notes: list[str], after: int | None, limit_tokens: int, asked_tokens: int | None
+) -> dict[str, Any]:
     """`states` (every migration, by version; `notes` about all of them) from after version `after`, cut to `limit_tokens`."""
     candidates = [state for state in states if after is None or state["version"] > after]
     arguments: dict[str, Any] = {"after": None, "budget_tokens": asked_tokens}
@@ -54,7 +56,9 @@ def migration_answer(folder: Path, path: Path, states: list[dict[str, Any]], not
 
 
 def _cut(shown: int, total: int, next_after: int, limit_tokens: int, arguments: dict[str, Any]) -> str:
-    return budget.cut_note(f"{shown} of {total} migrations, up to version {next_after}", f"{total - shown} more", limit_tokens, TOOL, {**arguments, "after": next_after})
+    return budget.cut_note(
+        f"{shown} of {total} migrations, up to version {next_after}", f"{total - shown} more", limit_tokens, TOOL, {**arguments, "after": next_after}
+    )
 
 
 def app_info_text(info: dict[str, Any]) -> str:
@@ -65,7 +69,10 @@ def app_info_text(info: dict[str, Any]) -> str:
             continue
         if key == "dependencies":
             lines.append("dependencies:" + ("" if value else " (none)"))
-            lines += [f"  {one_line(d['name'])}: {one_line(d['required'])}, installed {one_line(d['installed']) if d['installed'] else '(not installed)'}" for d in value]
+            lines += [
+                f"  {one_line(d['name'])}: {one_line(d['required'])}, installed {one_line(d['installed']) if d['installed'] else '(not installed)'}"
+                for d in value
+            ]
         elif key == "log_files":
             lines.append(f"log_files: {', '.join(one_line(name) for name in value) if value else '(none)'}")
         else:

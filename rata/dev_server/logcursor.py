@@ -21,6 +21,7 @@ import os
 import re
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from rata.errors import RataError
 
@@ -44,9 +45,9 @@ def identity(stat: os.stat_result) -> Identity:
     return (stat.st_dev, stat.st_ino)
 
 
-def _fingerprint(handle: object, offset: int) -> int:
-    read = handle.read  # type: ignore[attr-defined]
-    seek = handle.seek  # type: ignore[attr-defined]
+def _fingerprint(handle: BinaryIO, offset: int) -> int:
+    read = handle.read
+    seek = handle.seek
     seek(0)
     head = read(min(FINGERPRINT_BYTES, offset))
     start = max(0, offset - FINGERPRINT_BYTES)

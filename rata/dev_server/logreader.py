@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rata import tokens
 from rata.codegen.sanitize import clean_text
 from rata.dev_server import logcursor
 from rata.dev_server.logcursor import Identity, Position, identity
-from rata import tokens
 from rata.errors import RataError
 from rata.logs import valid_text
 
@@ -236,7 +236,7 @@ def _time(entry: dict[str, Any]) -> dt.datetime | None:
         moment = dt.datetime.fromisoformat(text)
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def _clean(text: str, limit: int) -> str:

@@ -46,8 +46,10 @@ def table_block(table: dict[str, Any]) -> str:
         parts += ["PK"] * column["primaryKey"] + ["NOT NULL"] * (not column["nullable"])
         parts += [f"= {one_line(column['default'])}"] if column["default"] is not None else []
         lines.append("  " + " ".join(parts))
-    for index in table.get("indexes", []):
-        lines.append(f"  index {one_line(index['name'])}{' UNIQUE' if index['unique'] else ''} ({', '.join(one_line(c) for c in index['columns'])})")
+    lines.extend(
+        f"  index {one_line(index['name'])}{' UNIQUE' if index['unique'] else ''} ({', '.join(one_line(c) for c in index['columns'])})"
+        for index in table.get("indexes", [])
+    )
     for key in table.get("foreignKeys", []):
         actions = [f"ON {event} {key[field]}" for event, field in (("DELETE", "onDelete"), ("UPDATE", "onUpdate")) if key[field] != "NO ACTION"]
         lines.append(" ".join([f"  foreign key {one_line(key['column'])} -> {one_line(key['references'])}", *actions]))
@@ -82,7 +84,9 @@ def schema_text(answer: dict[str, Any]) -> str:
     return "\n".join(blocks + ([answer["note"]] if answer["note"] else []))
 
 
-def new_answer(path: Path, exists: bool, records: list[tuple[str, dict[str, Any]]] | None = None, next_after: str | None = None, note: str = "") -> dict[str, Any]:
+def new_answer(
+    path: Path, exists: bool, records: list[tuple[str, dict[str, Any]]] | None = None, next_after: str | None = None, note: str = ""
+) -> dict[str, Any]:
     """The answer's JSON: the records (kind, object) sorted into tables, views and triggers."""
     records = records or []
     return {
@@ -135,7 +139,14 @@ def _answer(conn: sqlite3.Connection, path: Path, summary: bool, name_filter: st
 
 
 def _final(
-    path: Path, objects: list[Any], records: list[tuple[str, dict[str, Any]]], limit_tokens: int, arguments: dict[str, Any], wide: str | None, name_filter: str, after: str
+    path: Path,
+    objects: list[Any],
+    records: list[tuple[str, dict[str, Any]]],
+    limit_tokens: int,
+    arguments: dict[str, Any],
+    wide: str | None,
+    name_filter: str,
+    after: str,
 ) -> dict[str, Any]:
     next_after = records[-1][1]["name"] if len(records) < len(objects) else None
     note = _note(len(records), len(objects), next_after, limit_tokens, arguments, wide) if next_after is not None else (wide or "")

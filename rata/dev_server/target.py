@@ -160,4 +160,3 @@ def fingerprint(root: Path) -> tuple[tuple[str, int], ...]:
 
     walk = walk_files(root, lambda name: name.endswith(".py") or name == "pyproject.toml")
     return tuple((path, mtime) for path, mtime, _ in walk.files[:_MAX_FILES])
-    return tuple(sorted(found))

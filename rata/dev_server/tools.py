@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from rata import __version__
 from rata.app import App, Mcp
@@ -44,7 +44,7 @@ _DEFAULTS: dict[str, Any] = {"note": ""}
 def _new(kind: Any, *values: Any, **named: Any) -> Any:
     """A result dict of TypedDict `kind`: positional values in field order, then keywords, then defaults."""
     fields = list(kind.__annotations__)
-    out = dict(zip(fields, values))
+    out = dict(zip(fields, values, strict=False))
     out.update(named)
     for name in fields:
         if name not in out:
@@ -53,8 +53,24 @@ def _new(kind: Any, *values: Any, **named: Any) -> Any:
     return {name: out[name] for name in fields}
 
 
+class DevApp(App):
+    """The dev server's own app (`dev_app`): an `App` that also holds the project it reads, the server's token
+    budget (`rata.dev_server.budget`) and its docs indexes, one per set of docs folders."""
+
+    def __init__(self, target: Target, budget_tokens: int) -> None:
+        super().__init__("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
+        self.target = target
+        self.budget_tokens = budget_tokens
+        self.docs_indexes: dict[tuple[tuple[str, str], ...], DocsIndex] = {}
+
+
+def dev_app_of(ctx: Ctx) -> DevApp:
+    """The app of a dev tool's call: always the dev server's, which `dev_app` made."""
+    return cast(DevApp, ctx.app)
+
+
 def target(ctx: Ctx) -> Target:
-    return ctx.app.target  # type: ignore[attr-defined, no-any-return]
+    return dev_app_of(ctx).target
 
 
 # --- app_info -----------------------------------------------------------------------------------
@@ -92,7 +108,8 @@ class AppInfo(TypedDict):
 
 @command(can=ABILITY, read_only=True, text=info_answer.app_info_text)
 def app_info(ctx: Ctx) -> AppInfo:
-    """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with installed versions; counts of commands, tools and resources."""
+    """The app's name, identifier and version; rata and Python versions; its folder, database, logs and migrations paths; the project's dependencies with
+    installed versions; counts of commands, tools and resources."""
     from rata.codegen.catalog import build_catalog
 
     loaded = target(ctx).loaded()
@@ -226,12 +243,13 @@ def database_schema(ctx: Ctx, summary: bool = False, filter: str = "", after: st
         summary: Only table names and row counts.
         filter: Only tables (and their views/triggers) whose name contains this text.
         after: Only tables, views and triggers whose name sorts after this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return schema_answer.new_answer(path, False, note=_no_database(path))  # type: ignore[return-value]
-    return schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
+        return cast(DatabaseSchema, schema_answer.new_answer(path, False, note=_no_database(path)))  # built in its shape (test_shapes)
+    return cast(DatabaseSchema, schema_answer.schema_answer(path, summary, filter, after, budget.budget_of(ctx, budget_tokens), budget_tokens))
 
 
 Cell = str | int | float | None  # an SQLite value as `database.run_query` gives it: a blob is "<n bytes>"
@@ -263,12 +281,13 @@ def database_query(
         sql: One SQL statement.
         limit: The most rows to return; the answer says when there were more.
         offset: Skip this many rows of the statement's result first (the answer's next_offset, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     path = target(ctx).app().folder.database
     if not path.exists():
-        return database_answer.empty_answer(_no_database(path))  # type: ignore[return-value]
-    return database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[return-value]
+        return cast(QueryAnswer, database_answer.empty_answer(_no_database(path)))  # built in its shape (test_shapes)
+    return cast(QueryAnswer, database_answer.query_answer(path, sql, limit, offset, budget.budget_of(ctx, budget_tokens), budget_tokens))
 
 
 # --- migrations ---------------------------------------------------------------------------------
@@ -297,7 +316,8 @@ def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.B
 
     Args:
         after: Only migrations whose version is above this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     from rata.migrations import MigrationStatus, discover, status
 
@@ -315,13 +335,14 @@ def migration_status(ctx: Ctx, after: int | None = None, budget_tokens: budget.B
     else:
         rows = [MigrationStatus(m.version, m.name, "pending") for m in discover(folder)]
         notes.append(_no_database(path))
-    states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]  # type: ignore[arg-type]
+    states = [_new(MigrationState, r.version, r.name, r.state, r.applied_at) for r in rows]
     pending = sum(1 for s in states if s["state"] == "pending")
     if pending:
         notes.append(f"{pending} pending: apply with `rata migrate`.")
     if any(s["state"] == "changed" for s in states):
         notes.append("A changed migration is never run again: put the change in a new migration.")
-    return info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)  # type: ignore[arg-type, return-value]
+    answer = info_answer.migration_answer(folder, path, states, notes, after, budget.budget_of(ctx, budget_tokens), budget_tokens)
+    return cast(MigrationReport, answer)  # built in its shape (tests/dev_server/test_shapes.py)
 
 
 # --- logs ---------------------------------------------------------------------------------------
@@ -347,12 +368,13 @@ def read_log_entries(
         pattern: Only entries whose message or traceback matches this Python regular expression (at most 1,000 characters; the search stops after 5 seconds).
         since: Only entries at or after this ISO 8601 time (e.g. 2026-07-28T09:00:00Z).
         before: Only entries older than this place in the log: the before of an earlier answer, to get the next part (it holds across new entries and rotation).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     app = target(ctx).app()
     moment, tokens = _since(since), budget.budget_of(ctx, budget_tokens)
     options = {"min_level": level, "logger": logger or None, "pattern": pattern or None, "since": moment, "before": before or None}
-    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, token_room=tokens, **options)  # type: ignore[arg-type]
+    scan = logreader.read_entries(app.folder.logs, app.name, limit=limit, token_room=tokens, **options)
     notes = []
     if not scan.files:
         notes.append(_no_log(app))
@@ -397,7 +419,8 @@ def _since(text: str) -> dt.datetime | None:
 
 @command(can=ABILITY, read_only=True, text=logs_answer.error_text)
 def last_error(ctx: Ctx) -> LastError:
-    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback (shortened inside if larger than the server's token budget)."""
+    """The newest ERROR-or-worse entry of the app's log, with its time, logger, message and traceback (shortened inside if larger than the server's token
+    budget)."""
     app = target(ctx).app()
     scan = logreader.read_entries(app.folder.logs, app.name, limit=1, min_level="ERROR")
     if scan.entries:
@@ -457,7 +480,8 @@ def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens 
 
     Args:
         after: Only commands whose name sorts after this one (the answer's next_after, to get the next part).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     app = target(ctx).app()
     limit = budget.budget_of(ctx, budget_tokens)
@@ -465,14 +489,14 @@ def list_commands(ctx: Ctx, after: str = "", budget_tokens: budget.BudgetTokens 
     infos = []
     for name in names:
         spec = app.specs[name]
-        infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))  # type: ignore[arg-type]
+        infos.append(_new(CommandInfo, name, _signature(spec), spec.description, spec.can, spec.live, spec.read_only, app.agent_access(spec)))
     empty = _new(CommandList, [], len(app.specs), None)
     fit = budget.Fit(limit, commands_text(empty), empty)
     shown = budget.take(infos, fit, command_line)
     if shown == 0 and infos:  # one command larger than the whole budget: its description shortened to fit
         first = dict(infos[0])
         first["description"] = budget.shorten(first["description"], max(200, fit.room() * 3 // 4 - len(first["signature"])))
-        infos[0] = first  # type: ignore[assignment]
+        infos[0] = first
         shown = 1
     note, next_after = "", None
     if shown < len(infos):
@@ -536,7 +560,8 @@ def search_docs(
     Args:
         queries: One or more searches, e.g. ["live queries", "confirm delete"].
         skip: Hits already shown (the answer's next_skip, to get the next part); the ranking is the same for the same docs and queries.
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default 2,000, or the server's budget when that is smaller). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default 2,000, or the server's budget when that is smaller). What does
+            not fit is left for the next call, which the answer names.
     """
     index = _index(ctx)
     if not index.roots:
@@ -553,11 +578,10 @@ def _index(ctx: Ctx) -> DocsIndex:
     shipped = rata_docs_dir()
     if shipped is not None and not (project is not None and shipped.resolve() == (project / "docs").resolve()):
         roots.append(("rata", shipped))
-    cache = getattr(ctx.app, "docs_indexes", {})
+    cache = dev_app_of(ctx).docs_indexes
     key = tuple((label, str(root)) for label, root in roots)
     if key not in cache:
         cache[key] = DocsIndex(roots, shown={"project": "docs"})
-        ctx.app.docs_indexes = cache  # type: ignore[attr-defined]
     return cache[key]
 
 
@@ -593,16 +617,16 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) -> App:
+def dev_app(target_project: Target, budget_tokens: int = budget.DEFAULT_TOKENS) -> DevApp:
     """The dev server's own app: every dev tool (`dev_commands`), all granted, no rate limit, no result limit
     (each tool keeps its answer within `budget_tokens`, the server's token budget, `rata.dev_server.budget`)."""
     from rata.dev_server import windows
 
-    app = App("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
+    app = DevApp(target_project, budget.checked(budget_tokens))
     app.commands(*dev_commands())
-    app.mcp(Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None))
-    app.target = target_project  # type: ignore[attr-defined]
-    app.budget_tokens = budget.checked(budget_tokens)  # type: ignore[attr-defined]
+    app.mcp(
+        Mcp(instructions=instructions(app.specs.values())).allow_abilities([ABILITY, windows.ABILITY, windows.ACT_ABILITY]).rate_limit(None).result_limit(None)
+    )
     return app
 
 

@@ -42,9 +42,10 @@ class DevBridgeError(RataError):
 
 
 def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
+    from rata.dev_server.tools import target
     from rata.endpoint import DEV, connect  # on first use: sockets and hmac are not needed to start
 
-    app = ctx.app.target.app()  # type: ignore[attr-defined]
+    app = target(ctx).app()
     connection = connect(app.folder, DEV)
     if connection is None:
         raise NoDebugBuild(
@@ -92,7 +93,7 @@ def windows_text(windows: list[WindowInfo]) -> str:
 @command(can=ABILITY, read_only=True, text=windows_text)
 def app_windows(ctx: Ctx) -> list[WindowInfo]:
     """The windows of the developer's running debug build (`rata dev`), with their data: label, title, route, size, shown or hidden."""
-    return [WindowInfo(**row) for row in _bridge(ctx, "windows")]  # type: ignore[typeddict-item]
+    return [WindowInfo(**row) for row in _bridge(ctx, "windows")]
 
 
 FromLine = Annotated[int, Field(ge=1, le=MAX_FROM_LINE)]
@@ -112,7 +113,8 @@ def window_snapshot(
         window: The window's label, from app_windows.
         from_line: The snapshot's line to start at (the cut answer's note names it), 1 for the top.
         root: Only this element's subtree: a ref from the latest snapshot, like e12.
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     limit = budget.budget_of(ctx, budget_tokens)
     snap = _bridge(ctx, "snapshot", window=window, from_line=from_line - 1, max_lines=lines_to_ask(limit), root=root)
@@ -143,7 +145,8 @@ def window_act(
         text: What to type, or the option to select.
         key: The key to press.
         url: Where to go, within the app (like /customers).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     limit = budget.budget_of(ctx, budget_tokens)
     result = _bridge(ctx, "act", window=window, action=action, ref=ref, text=text, key=key, url=url, max_lines=lines_to_ask(limit))
@@ -174,7 +177,7 @@ def window_screenshot(ctx: Ctx, window: str = "main") -> Screenshot:
     Args:
         window: The window's label, from app_windows.
     """
-    return Screenshot(**_bridge(ctx, "screenshot", window=window))  # type: ignore[typeddict-item]
+    return Screenshot(**_bridge(ctx, "screenshot", window=window))
 
 
 @command(can=ABILITY, read_only=True, text=calls_text)
@@ -191,7 +194,8 @@ def app_calls(
         window: Only this window's calls (default: every window).
         limit: How many of the latest calls.
         before: Only calls older than this one (a call's seq: the answer's next_before, to get the older ones).
-        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
+        budget_tokens: Roughly how many tokens the answer may use (1,000 to 25,000; default: the server's budget, 10,000 unless `rata mcp dev
+            --budget-tokens` says otherwise). What does not fit is left for the next call, which the answer names.
     """
     tokens = budget.budget_of(ctx, budget_tokens)
     rows = [call_row(row) for row in _bridge(ctx, "calls", window=window, limit=min(limit + 1, CALL_LOG_SIZE), before=before)]

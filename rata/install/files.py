@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable

@@ -254,7 +254,7 @@ def _merge_whole_file(name: str, snippet: str, old: str | None, replace: bool, w
     if old is None:
         return Merged(snippet)
     try:
-        import yaml  # type: ignore[import-untyped]
+        import yaml
     except ImportError:
         yaml = None
     if yaml is not None:

@@ -287,7 +287,9 @@ class Server:
 
     def _modern(self, incoming: wire.Incoming, params: dict[str, Any], meta: dict[str, Any] | None) -> None:
         if self.era == "legacy":
-            raise_to = McpError(wire.INVALID_REQUEST, "Invalid Request: this connection negotiated 2025-11-25 with initialize; send requests without the 2026-07-28 envelope")
+            raise_to = McpError(
+                wire.INVALID_REQUEST, "Invalid Request: this connection negotiated 2025-11-25 with initialize; send requests without the 2026-07-28 envelope"
+            )
             self.send(wire.error_response(incoming.id, raise_to))
             return
         try:
@@ -556,7 +558,9 @@ def _unsupported(requested: Any) -> dict[str, Any]:
 def _check_envelope(meta: dict[str, Any] | None) -> tuple[Version, dict[str, Any], dict[str, Any] | None]:
     """Validate the 2026-07-28 per-request envelope; return (protocol version, client capabilities, client info)."""
     if meta is None:
-        raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing; 2026-07-28 requests carry {wire.META_VERSION} and {wire.META_CAPABILITIES}")
+        raise McpError(
+            wire.INVALID_PARAMS, f"Invalid params: params._meta is missing; 2026-07-28 requests carry {wire.META_VERSION} and {wire.META_CAPABILITIES}"
+        )
     missing = [key for key in (wire.META_VERSION, wire.META_CAPABILITIES) if key not in meta]
     if missing:
         raise McpError(wire.INVALID_PARAMS, f"Invalid params: params._meta is missing the required envelope key(s): {', '.join(missing)}")

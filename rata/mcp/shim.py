@@ -40,7 +40,12 @@ REPLAY_WAIT = 10.0
 """Seconds the new server has to answer the replayed ``initialize``."""
 RESTARTED = "the app restarted; try again"
 LISTS = ("tools", "resources", "prompts")
-LISTED = {"tools/list": ("tools", "tools"), "resources/list": ("resources", "resources"), "resources/templates/list": ("resources", "resourceTemplates"), "prompts/list": ("prompts", "prompts")}
+LISTED = {
+    "tools/list": ("tools", "tools"),
+    "resources/list": ("resources", "resources"),
+    "resources/templates/list": ("resources", "resourceTemplates"),
+    "prompts/list": ("prompts", "prompts"),
+}
 """Each list method: the list it belongs to, and the result's key that holds the items."""
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
@@ -110,7 +115,7 @@ class _Shim:
                         if self.connection is None:
                             return
                         self._note_request(line)
-                        try:
+                        try:  # noqa: SIM105 - per line of the client's: a plain try costs nothing, suppress() a context manager
                             self.connection.sock.sendall(line)
                         except OSError:
                             pass  # the app is going away: a request among these is answered when the shim sees it gone

@@ -86,4 +86,9 @@ def resources_for(catalog: Catalog, era: str = "modern") -> list[dict[str, Any]]
 
 def surface(catalog: Catalog, era: str = "modern") -> dict[str, Any]:
     """``{"tools": [...], "resources": [...], "resourceTemplates": [...], "prompts": [...]}``: the agent-facing surface, for ``--json`` and ``--check``."""
-    return {"tools": tools_for(catalog, era), "resources": resources_for(catalog, era), "resourceTemplates": list(catalog.templates), "prompts": catalog.prompts}
+    return {
+        "tools": tools_for(catalog, era),
+        "resources": resources_for(catalog, era),
+        "resourceTemplates": list(catalog.templates),
+        "prompts": catalog.prompts,
+    }

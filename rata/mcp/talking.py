@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rata.logs import LazyLogger
@@ -234,14 +235,13 @@ class McpChannel:
 
     def log(self, record: logging.LogRecord) -> None:
         live = self._live
-        threshold = live.threshold if live is not None else None
-        if threshold is None or _LEVEL_ORDER[_level_name(record.levelno)] < _LEVEL_ORDER[_level_name(threshold)]:
+        if live is None or (threshold := live.threshold) is None or _LEVEL_ORDER[_level_name(record.levelno)] < _LEVEL_ORDER[_level_name(threshold)]:
             return
-        with live.lock:  # type: ignore[union-attr]
+        with live.lock:
             if self._closed:
                 return
-            live.logged += 1  # type: ignore[union-attr]
-            if live.logged > MAX_LOG_MESSAGES:  # type: ignore[union-attr]
+            live.logged += 1
+            if live.logged > MAX_LOG_MESSAGES:
                 return
             self._notify("notifications/message", _log_params(record))
 
@@ -273,7 +273,7 @@ class McpChannel:
         live.recorded = answers  # a missing or malformed answer: the question is asked again when the command reaches it
 
     def input(
-        self, requests: list[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None, ahead: frozenset[str] = frozenset()
+        self, requests: Sequence[tuple[str, str | None, str, dict[str, Any]]], purpose: str | None = None, ahead: frozenset[str] = frozenset()
     ) -> list[dict[str, Any]]:
         """The client's answers to these requests (key prefix, key or None, method, params), asked in one round.
 
@@ -378,7 +378,7 @@ class McpChannel:
         results: list[Any] = [None] * len(asks)
         waiting = list(range(len(asks)))
         for _ in range(MAX_ATTEMPTS if self._call.era == "legacy" else MAX_INPUTS):
-            raws = self.input([asks[i][:4] for i in waiting], ahead=ahead)  # type: ignore[misc]
+            raws = self.input([asks[i][:4] for i in waiting], ahead=ahead)
             still = []
             for i, raw in zip(waiting, raws, strict=True):
                 value = asks[i][4](raw)
@@ -425,7 +425,7 @@ def read_sample(raw: object) -> Sample | None:
     model, role, content, stop = raw.get("model"), raw.get("role", "assistant"), raw.get("content"), raw.get("stopReason")
     if not isinstance(model, str) or role not in ("user", "assistant") or (stop is not None and not isinstance(stop, str)):
         return None
-    blocks = content if isinstance(content, list) else [content]
+    blocks: list[Any] = content if isinstance(content, list) else [content]
     if not blocks or not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
         return None
     texts = [block.get("text") for block in blocks if block.get("type") == "text"]

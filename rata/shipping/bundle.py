@@ -120,7 +120,9 @@ def build_manifest(catalog: dict[str, Any], project: Project, *, app_description
     app_target(project)
     description = project.description or clean_line(app_description).strip()
     if not description:
-        raise ConfigError("The bundle needs a description, and [project] has none.", hint='Add description = "What the app does" to [project] in pyproject.toml.')
+        raise ConfigError(
+            "The bundle needs a description, and [project] has none.", hint='Add description = "What the app does" to [project] in pyproject.toml.'
+        )
     author = project.author
     if author is None:
         raise ConfigError(

@@ -86,7 +86,10 @@ class BundleFile(Record):
     source: Path | None
 
     def read(self) -> bytes:
-        return self.data if self.data is not None else self.source.read_bytes()  # type: ignore[union-attr]
+        if self.data is not None:
+            return self.data
+        assert self.source is not None, "a bundle file has its data or its source"
+        return self.source.read_bytes()
 
 
 def bundle_name(manifest: dict[str, Any]) -> str:
@@ -216,11 +219,25 @@ def install_dependencies(requirements: list[str], lib: Path) -> None:
     import subprocess
     import sys
 
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input", "--no-compile", "--target", str(lib), *requirements]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--no-compile",
+        "--target",
+        str(lib),
+        *requirements,
+    ]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise ConfigError(f"pip could not install the app's dependencies into the bundle: {error}.", hint="Check that pip works: python -m pip --version.") from None
+        raise ConfigError(
+            f"pip could not install the app's dependencies into the bundle: {error}.", hint="Check that pip works: python -m pip --version."
+        ) from None
     if result.returncode != 0:
         said = (result.stderr or result.stdout).strip().splitlines()[-3:]
         raise ConfigError(
@@ -254,7 +271,10 @@ def _tree(
             if why is not None or (str(relative) == "." and name in top_only):
                 continue
             if (here / name).is_symlink():
-                raise ConfigError(f"{str(here / name)!r} is a link to a folder; rata mcp pack does not follow it.", hint="Replace it with the folder, or leave it out with .mcpbignore.")
+                raise ConfigError(
+                    f"{str(here / name)!r} is a link to a folder; rata mcp pack does not follow it.",
+                    hint="Replace it with the folder, or leave it out with .mcpbignore.",
+                )
             if warnings is not None and os.path.lexists(here / name / DATA_FOLDER_MARK):
                 warnings.append(
                     f"left out {whole}/: it is an app's data folder (it holds {DATA_FOLDER_MARK}, the app's per-install key), "
@@ -293,7 +313,10 @@ def _from_root(source: Path, root: Path, path: PurePosixPath) -> PurePosixPath:
 
 def _inside(file: Path, real_root: Path) -> None:
     if file.is_symlink() and not file.resolve().is_relative_to(real_root.resolve()):
-        raise ConfigError(f"{str(file)!r} links outside {str(real_root)!r}; rata mcp pack bundles nothing from outside.", hint="Replace the link with the file, or leave it out with .mcpbignore.")
+        raise ConfigError(
+            f"{str(file)!r} links outside {str(real_root)!r}; rata mcp pack bundles nothing from outside.",
+            hint="Replace the link with the file, or leave it out with .mcpbignore.",
+        )
 
 
 def write_bundle(files: list[BundleFile], path: Path) -> int:

@@ -225,7 +225,10 @@ def _text(value: object, key: str, pyproject: Path, *, one_line: bool = True) ->
 
 def _table(value: object, key: str, pyproject: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{key} in {str(pyproject)!r} must be a table, not {type(value).__name__} {shown(value)}.", hint=f"Write it as [{key.strip('[]')}] with key = value lines.")
+        raise ConfigError(
+            f"{key} in {str(pyproject)!r} must be a table, not {type(value).__name__} {shown(value)}.",
+            hint=f"Write it as [{key.strip('[]')}] with key = value lines.",
+        )
     return value
 
 
@@ -325,11 +328,13 @@ def app_info(app: object) -> AppInfo:
     Raises:
         ConfigError: one of its name, identifier, version or description is not a string.
     """
+    said: dict[str, str] = {}
     for key in ("name", "identifier", "version", "description"):
         value = getattr(app, key, None)
         if not isinstance(value, str):
             raise ConfigError(f"The app's {key} must be a string, not {type(value).__name__} {shown(value)}.", hint=f"Pass a string as App(..., {key}=...).")
-    return AppInfo(name=app.name, identifier=app.identifier, version=app.version, description=app.description)  # type: ignore[attr-defined]
+        said[key] = value
+    return AppInfo(**said)
 
 
 def project_of(loaded: LoadedApp) -> Project:
@@ -542,7 +547,11 @@ def _scripts(value: object, pyproject: Path) -> dict[str, str]:
     scripts = _strings(value, "[project.scripts]", pyproject)
     for name, target in scripts.items():
         if not _SCRIPT_NAME.match(name):
-            raise ConfigError(f"The console script name {shown(name)} in [project.scripts] is not a valid command name.", hint="Use letters, digits, '-', '_' or '.'.")
+            raise ConfigError(
+                f"The console script name {shown(name)} in [project.scripts] is not a valid command name.", hint="Use letters, digits, '-', '_' or '.'."
+            )
         if not _OBJECT_REF.match(target):
-            raise ConfigError(f"[project.scripts] {name} = {shown(target)} is not a module:function reference.", hint=f'For example {name} = "my_app.main:main".')
+            raise ConfigError(
+                f"[project.scripts] {name} = {shown(target)} is not a module:function reference.", hint=f'For example {name} = "my_app.main:main".'
+            )
     return scripts

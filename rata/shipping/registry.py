@@ -111,7 +111,9 @@ def server_name(project: Project) -> str:
     if found and found.group(1) == "github.com":
         return _check_name(f"io.github.{found.group(2)}/{found.group(3)}", f"The name made from the repository URL {repository!r}")
     if project.app is None:
-        raise ConfigError("No registry name: the project has no GitHub repository URL and no app identifier.", hint='Set [tool.rata.registry] name = "io.github.<you>/<app>".')
+        raise ConfigError(
+            "No registry name: the project has no GitHub repository URL and no app identifier.", hint='Set [tool.rata.registry] name = "io.github.<you>/<app>".'
+        )
     *domain, last = project.app.identifier.split(".")
     return _check_name(f"{'.'.join(domain)}/{last}", f"The name made from the app identifier {project.app.identifier!r}")
 
@@ -122,7 +124,8 @@ def _check_name(name: object, what: str) -> str:
         raise ConfigError(f"{what} must be a string, not {type(name).__name__} {shown(name)}.", hint=hint)
     if len(name) > MAX_NAME or not SERVER_NAME.match(name):
         raise ConfigError(
-            f"{what}, {shown(name)}, is not a registry name: namespace/name of ASCII letters, digits, '.', '-' (and '_' after the slash), at most {MAX_NAME} characters.",
+            f"{what}, {shown(name)}, is not a registry name: namespace/name of ASCII letters, digits, '.', '-' (and '_' after the slash), "
+            f"at most {MAX_NAME} characters.",
             hint=hint,
         )
     return name
@@ -156,7 +159,9 @@ def _bounded(value: object, what: str, limit: int, key: str) -> str:
             hint=f'Shorten it, or give the registry its own: [tool.rata.registry] {key} = "..." (1 to {limit} characters).',
         )
     if clean_text(text) != text or "\n" in text:
-        raise ConfigError(f"{what} contains line breaks, invisible or control characters: {shown(text)}.", hint=f"Write [tool.rata.registry] {key} as one line of plain text.")
+        raise ConfigError(
+            f"{what} contains line breaks, invisible or control characters: {shown(text)}.", hint=f"Write [tool.rata.registry] {key} as one line of plain text."
+        )
     return text
 
 
@@ -204,7 +209,10 @@ def build_entry(project: Project) -> Entry:
         )
     repository = _REPOSITORY.match(project.repository) if project.repository else None
     if repository:
-        server["repository"] = {"url": f"https://{repository.group(1)}/{repository.group(2)}/{repository.group(3)}", "source": repository.group(1).split(".")[0]}
+        server["repository"] = {
+            "url": f"https://{repository.group(1)}/{repository.group(2)}/{repository.group(3)}",
+            "source": repository.group(1).split(".")[0],
+        }
     elif project.repository:
         notes.append(f"The repository {shown(project.repository)} is left out: the registry takes https URLs on github.com or gitlab.com.")
     homepage = project.url("homepage", "documentation")
@@ -220,7 +228,10 @@ def build_entry(project: Project) -> Entry:
     notes.extend(ownership)
     problems = validate(server)
     if problems:
-        raise RataError(f"The entry rata made does not match the registry's schema: {problems[0]}.", hint="Please report this: rata should not write an entry the registry refuses.")
+        raise RataError(
+            f"The entry rata made does not match the registry's schema: {problems[0]}.",
+            hint="Please report this: rata should not write an entry the registry refuses.",
+        )
     return Entry(server, tuple(notes), readme_declares_name=not ownership)
 
 
@@ -257,8 +268,8 @@ def _uvx_script(project: Project) -> str:
     target = project.scripts.get(project.server_script or "", None)
     example = target or (f"{project.package}.main:main" if project.package else "my_app.main:main")
     raise ConfigError(
-        f"[project.scripts] has no console script named {project.name!r} that starts the app; registry clients run a PyPI package as `uvx {project.name} --mcp`, "
-        "which runs the script named like the package.",
+        f"[project.scripts] has no console script named {project.name!r} that starts the app; "
+        f"registry clients run a PyPI package as `uvx {project.name} --mcp`, which runs the script named like the package.",
         hint=f'Add it to [project.scripts]: "{project.name}" = "{example}" (a function that calls rata.cli.appmain.main_for).',
     )
 
@@ -270,7 +281,10 @@ def _ownership_notes(project: Project, name: str) -> list[str]:
     if project.readme is None and project.readme_text is None and "readme" in project.dynamic:
         return [f"[project] readme is dynamic (the build backend writes it), so rata cannot check it: make sure PyPI's description holds the line {line}."]
     if project.readme is None and project.readme_text is None:
-        return [f'[project] has no readme, so PyPI shows no description and the registry cannot find `mcp-name: {name}` there. Add readme = "README.md" holding the line {line}.']
+        return [
+            f"[project] has no readme, so PyPI shows no description and the registry cannot find `mcp-name: {name}` there. "
+            f'Add readme = "README.md" holding the line {line}.'
+        ]
     text = read_readme(project) or ""
     if readme_declares(text, name):
         return []
@@ -278,7 +292,7 @@ def _ownership_notes(project: Project, name: str) -> list[str]:
     return [f"{where} lacks the line the registry checks on PyPI: {line}. Add it, then upload a release with it before publishing."]
 
 
-def validate(server: object) -> list[str]:
+def validate(server: Any) -> list[str]:
     """What makes `server` invalid against the committed registry schema, one message per problem (empty when valid)."""
     import jsonschema
 

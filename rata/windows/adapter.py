@@ -60,6 +60,7 @@ class Window(Protocol):
 
     def capture_png(self, max_width: int = 1280) -> bytes:
         """The visible page as a PNG at one pixel per CSS pixel, scaled down to at most `max_width` pixels wide."""
+        ...
 
     def on_message(self, callback: Callable[[str], None]) -> None:
         """Call `callback(text)` (on any thread) for each ``window.__rata_post(text)`` in the page."""
@@ -69,6 +70,7 @@ class Window(Protocol):
 
     def info(self) -> WindowInfo:
         """Label, title, route, size, shown or hidden: as the window is now."""
+        ...
 
     def close(self) -> None:
         """Close the window (idempotent)."""
@@ -86,6 +88,7 @@ class Backend(Protocol):
         """Open a window showing the app's frontend (a `rata.windows.frontend.Frontend`: files by path) at ``spec.route``.
 
         `scripts` run at the start of every document of the window, from the first one on."""
+        ...
 
     def run(self, ready: Callable[[], None]) -> None:
         """Run until every window is closed or `stop` is called; call `ready()` once windows can be opened.

@@ -77,7 +77,7 @@ TOKENS = st.sampled_from(
 @given(server=st.sampled_from(["serve", "dev"]), args=st.lists(TOKENS, max_size=6))
 def test_options_read_by_hand_are_read_as_typer_reads_them_or_left_to_typer(server, args):
     """The hand-read options never start a server Typer would have refused, nor with other values than Typer's."""
-    command = typer.main.get_command(app).commands["mcp"].commands[server]  # type: ignore[attr-defined]
+    command = typer.main.get_command(app).commands["mcp"].commands[server]  # type: ignore[attr-defined] - Typer's command groups are click groups; get_command is typed as a plain Command
     try:
         with command.make_context(f"rata mcp {server}", list(args), resilient_parsing=False) as ctx:
             typers: tuple[str | None, int | None] | None = (ctx.params["app_spec"], ctx.params.get("budget_tokens"))

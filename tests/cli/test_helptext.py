@@ -100,6 +100,7 @@ def test_the_first_screen_of_rata_help_lists_every_command_with_its_whole_summar
     listed = [line.split()[1] for line in shown.splitlines() if re.match(r"│ [a-z]", line)]
     assert listed == ["new", "dev", "migrate", "codegen", "mcp"]  # in the order a newcomer meets them
     group = typer.main.get_command(app)
+    assert isinstance(group, LiteralGroup)
     for name in listed:
         summary = group.commands[name].help.split("\n\n")[0]
         assert flat(summary) in flat(shown)

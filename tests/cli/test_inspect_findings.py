@@ -49,7 +49,7 @@ def test_each_finding_is_a_paragraph_within_the_width_and_its_fix_is_whole(tmp_p
 def render(findings: list[Finding], width: int) -> str:
     out = Console(file=io.StringIO(), width=width, theme=Theme(STYLES), no_color=True, highlight=False, force_terminal=False)
     _findings(out, findings)
-    return out.file.getvalue()  # type: ignore[attr-defined]
+    return out.file.getvalue()  # type: ignore[attr-defined] - the Console writes to the StringIO made above
 
 
 WORD = st.text(alphabet="abcdefghij_.'()=[],:", min_size=1, max_size=12)

@@ -141,7 +141,13 @@ def tools_list(argv: list[str], env: dict[str, str], cwd: str | None, elsewhere:
 def migrated(rata_home):
     from tests.conftest import subprocess_env
 
-    subprocess.run([str(Path(os.path.abspath(sys.executable)).with_name("rata")), "migrate", "--app", str(CRM)], check=True, capture_output=True, env=subprocess_env(rata_home), timeout=60)
+    subprocess.run(
+        [str(Path(os.path.abspath(sys.executable)).with_name("rata")), "migrate", "--app", str(CRM)],
+        check=True,
+        capture_output=True,
+        env=subprocess_env(rata_home),
+        timeout=60,
+    )
     return rata_home
 
 

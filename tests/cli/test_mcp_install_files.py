@@ -123,8 +123,8 @@ def test_six_parallel_installs_keep_every_entry(project, client, file):
         processes = [start(project, client, "--name", f"{name}{round_}") for name in names]
         results = [(p.wait(timeout=60), p.stderr.read() if p.stderr else "") for p in processes]
         for process in processes:
-            process.stdout.close()  # type: ignore[union-attr]
-            process.stderr.close()  # type: ignore[union-attr]
+            process.stdout.close()
+            process.stderr.close()
         assert [code for code, _ in results] == [0] * 6, results
         text = path.read_text()
         servers = tomllib.loads(text)["mcp_servers"] if file.endswith(".toml") else jsonc.loads(text)["mcpServers" if client != "vscode" else "servers"]

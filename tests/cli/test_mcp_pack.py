@@ -153,7 +153,9 @@ def test_the_settings_the_app_declares_reach_its_server_through_user_config_and_
     config = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     given = {"journal_sync_token": "s3cret", "journal_folder": str(tmp_path / "notes")}
     for name, value in config["server"]["mcp_config"]["env"].items():  # what the client does with what the user filled in
-        env[name] = value.replace("${user_config.journal_sync_token}", given["journal_sync_token"]).replace("${user_config.journal_folder}", given["journal_folder"])
+        env[name] = value.replace("${user_config.journal_sync_token}", given["journal_sync_token"]).replace(
+            "${user_config.journal_folder}", given["journal_folder"]
+        )
     with AgentClient.spawn(argv, env=env, stderr=subprocess.DEVNULL) as client:
         result = client.call("add_note", {"text": "hello"})
     assert result.data == f"Saved in {tmp_path / 'notes'} and synced: hello"
@@ -254,20 +256,38 @@ def tiny_wheel(folder: Path) -> Path:
 def test_the_app_s_other_dependencies_are_installed_into_the_bundle_by_pip(crm_project, tmp_path):
     wheel = tiny_wheel(tmp_path)
     pyproject = crm_project / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', f'dependencies = ["rata-toolkit", "tinydep @ {wheel.as_uri()}"]'), encoding="utf-8")
-    done = subprocess.run([str(RATA), "mcp", "pack"], cwd=crm_project, capture_output=True, text=True, env=subprocess_env(tmp_path / "home", PIP_NO_INDEX="1"), timeout=180)
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', f'dependencies = ["rata-toolkit", "tinydep @ {wheel.as_uri()}"]'),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(RATA), "mcp", "pack"], cwd=crm_project, capture_output=True, text=True, env=subprocess_env(tmp_path / "home", PIP_NO_INDEX="1"), timeout=180
+    )
     assert done.returncode == 0, done.stderr
     folder = unpacked(crm_project / "dist" / "rata-example-crm-1.0.0.mcpb", tmp_path / "installed" / "crm")
-    assert {"server/lib/tinydep/__init__.py", "server/lib/tinydep-1.0.dist-info/METADATA"} <= {path.relative_to(folder).as_posix() for path in folder.rglob("*")}
+    assert {"server/lib/tinydep/__init__.py", "server/lib/tinydep-1.0.dist-info/METADATA"} <= {
+        path.relative_to(folder).as_posix() for path in folder.rglob("*")
+    }
     argv, env = bundle_server(folder, tmp_path / "shims")
-    found = subprocess.run([argv[0], "-c", "import sys; sys.path.insert(0, sys.argv[1]); import tinydep; print(tinydep.ANSWER)", str(folder / "server" / "lib")], env=env, cwd=tmp_path, capture_output=True, text=True)
+    found = subprocess.run(
+        [argv[0], "-c", "import sys; sys.path.insert(0, sys.argv[1]); import tinydep; print(tinydep.ANSWER)", str(folder / "server" / "lib")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert found.stdout == "42\n", found.stderr
 
 
 def test_a_dependency_pip_cannot_install_is_a_clear_error(crm_project, tmp_path):
     pyproject = crm_project / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', 'dependencies = ["rata-toolkit", "no-such-package-rata-test"]'), encoding="utf-8")
-    done = subprocess.run([str(RATA), "mcp", "pack"], cwd=crm_project, capture_output=True, text=True, env=subprocess_env(tmp_path / "home", PIP_NO_INDEX="1"), timeout=180)
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('dependencies = ["rata-toolkit"]', 'dependencies = ["rata-toolkit", "no-such-package-rata-test"]'),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(RATA), "mcp", "pack"], cwd=crm_project, capture_output=True, text=True, env=subprocess_env(tmp_path / "home", PIP_NO_INDEX="1"), timeout=180
+    )
     assert done.returncode == 1
     assert "error: pip could not install the app's dependencies into the bundle (no-such-package-rata-test)" in done.stderr
     assert "Traceback" not in done.stderr and not (crm_project / "dist").exists()

@@ -134,6 +134,7 @@ MCP_PUBLISHER = os.environ.get("RATA_MCP_PUBLISHER") or shutil.which("mcp-publis
 @pytest.mark.skipif(MCP_PUBLISHER is None, reason="the registry's mcp-publisher is not installed (set RATA_MCP_PUBLISHER to its path)")
 def test_the_registry_s_own_mcp_publisher_validates_the_crm_entry(tmp_path):
     """`mcp-publisher validate` runs the registry's schema and semantic checks locally (no login, nothing sent)."""
+    assert MCP_PUBLISHER is not None
     shutil.copy(CRM / "server.json", tmp_path / "server.json")
     done = subprocess.run([MCP_PUBLISHER, "validate", "server.json"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -3,7 +3,6 @@
 import json
 import sqlite3
 
-
 from tests.conftest import CRM
 
 

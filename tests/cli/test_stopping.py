@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ COMMANDS = {
 }
 
 
-def moments(command: str) -> list[object]:
+def moments(command: str) -> list[Any]:
     """Each delay with one of the three signals in turn, then serving with each signal."""
     cases = [pytest.param(command, delay, SIGNALS[i % 3], id=f"{command}-{delay}s-{SIGNALS[i % 3].name}") for i, delay in enumerate(DELAYS)]
     return cases + [pytest.param(command, "serving", signum, id=f"{command}-serving-{signum.name}") for signum in SIGNALS]
@@ -137,7 +138,7 @@ def stop(process: subprocess.Popen[bytes], signum: int) -> tuple[int, float, str
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-        pytest.fail(f"it did not stop within 10 s of {signum.name}")  # type: ignore[attr-defined]
+        pytest.fail(f"it did not stop within 10 s of {signum.name}")  # type: ignore[attr-defined] - for mypy: pytest.fail never returns
     took = time.monotonic() - began
     _, err = process.communicate()  # closes its pipes
     return process.returncode, took, err.decode(errors="replace")
@@ -156,7 +157,7 @@ def signalled(command: str, moment: object, signum: int, place: Place) -> None:
         if moment == "serving":
             wait_until_serving(process, ready)
         else:
-            time.sleep(float(moment))  # type: ignore[arg-type]
+            time.sleep(float(moment))  # type: ignore[arg-type] - a delay in seconds unless it is 'serving'
         status, took, said = stop(process, signum)
         assert took < BOUND, f"{command} took {took:.2f} s to stop"
         if status == -signum or interrupted_starting_python(status, signum, said):

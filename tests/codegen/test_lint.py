@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rata.codegen.catalog import Catalog
 from rata.codegen.lint import client_name, lint
 
@@ -10,7 +12,7 @@ def catalog(tools, commands=None, grants=None, app="srv"):
     return Catalog({"name": app, "identifier": "com.example.srv", "version": "1"}, tools, [], commands or [], grants or {})
 
 
-def tool(name, description="Does a thing.", **schema):
+def tool(name, description: Any = "Does a thing.", **schema):
     return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": schema, "additionalProperties": False}}
 
 

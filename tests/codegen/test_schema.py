@@ -431,7 +431,7 @@ def test_a_command_without_parameters_takes_an_empty_closed_object() -> None:
 
 
 def test_a_default_that_does_not_match_its_type_is_left_out() -> None:
-    def f(limit: int = None, when: dt.date = dt.date(2026, 1, 2)) -> None: ...  # type: ignore[assignment]
+    def f(limit: int = None, when: dt.date = dt.date(2026, 1, 2)) -> None: ...  # type: ignore[assignment] - a default that does not match its type, on purpose
 
     assert input_schema_of(f) == {
         "type": "object",

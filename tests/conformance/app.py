@@ -124,7 +124,7 @@ def test_tool_with_logging(ctx: Ctx) -> str:
 
 def _said(answer: Answer) -> str:
     """What the user answered, as the suite's descriptions write it."""
-    return f"action={answer.action}, content={json.dumps(asdict(answer.value) if answer.accepted else {})}"
+    return f"action={answer.action}, content={json.dumps(asdict(answer.value) if answer.accepted and answer.value is not None else {})}"
 
 
 @dataclass
@@ -349,7 +349,7 @@ def test_prompt_with_embedded_resource(resourceUri: str) -> list[Part | str]:  #
 
 
 @prompt(can="conformance.prompts")
-def test_prompt_with_image() -> list[Part | str]:
+def test_prompt_with_image() -> list[Part | PromptMessage | str]:
     """A prompt with an image."""
     return [Image(PNG, mime_type="image/png"), PromptMessage("Please analyze the image above.")]
 

@@ -97,16 +97,17 @@ def free_port() -> int:
 
 
 def _wait_for_port(port: int, server: subprocess.Popen, seconds: float = 30) -> None:
+    name = server.args[0] if isinstance(server.args, list) else server.args  # started from an argv list
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise AssertionError(f"{server.args[0]} exited with {server.returncode} before it listened on {port}")
+            raise AssertionError(f"{name} exited with {server.returncode} before it listened on {port}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.1)
-    raise AssertionError(f"{server.args[0]} did not listen on port {port} within {seconds} s")
+    raise AssertionError(f"{name} did not listen on port {port} within {seconds} s")
 
 
 def run_suite(server: list[str], version: str, out: Path, env: dict[str, str], scenario: str | None = None, timeout_ms: int = 10_000) -> Run:

@@ -104,7 +104,7 @@ def test_parts_from_a_line_join_into_the_whole_rendering_and_every_parts_refs_re
         assert part["fromLine"] == start and part["lines"] == min(5_000, whole["lines"] - start)
         assert (part["truncatedLines"] > 0) is (start + 5_000 < whole["lines"])  # only the last part leaves nothing out
         parts += part["text"].split("\n")
-        first_ref = first_ref or re.search(r'button "Press very[^"]*" \[ref=(e\d+)\]', part["text"]).group(1)  # type: ignore[union-attr]
+        first_ref = first_ref or re.search(r'button "Press very[^"]*" \[ref=(e\d+)\]', part["text"]).group(1)
     assert parts == whole["text"].split("\n")  # in order, none twice, none left out
     assert page.act(kind="click", ref=page.ref("button", "After the table"))["ok"]  # the last part's
     assert page.act(kind="click", ref=first_ref)["ok"]  # and the first part's: a later part keeps the earlier refs

@@ -141,7 +141,9 @@ def project(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Project]
 def client(project: Project, mode: str, handler: Heard | None = None) -> Client:
     command = project.shim()
     server = StdioServerParameters(command=command[0], args=command[1:], env=project.env, cwd=str(project.root))
-    return Client(server, mode=mode, message_handler=handler, read_timeout_seconds=30, client_info=types.Implementation(name="rata-reload-tests", version="1.0"))
+    return Client(
+        server, mode=mode, message_handler=handler, read_timeout_seconds=30, client_info=types.Implementation(name="rata-reload-tests", version="1.0")
+    )
 
 
 async def tool_names(client: Client) -> list[str]:
@@ -191,7 +193,9 @@ class Wire:
     """The shim on the raw wire: lines in, parsed messages out (a reader thread), every read with a timeout."""
 
     def __init__(self, project: Project) -> None:
-        self.process = subprocess.Popen(project.shim(), cwd=project.root, env={**os.environ, **project.env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            project.shim(), cwd=project.root, env={**os.environ, **project.env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         stdout = self.process.stdout
         assert stdout is not None
@@ -252,7 +256,11 @@ def test_on_the_wire_a_call_in_flight_gets_an_error_and_the_listen_hears_only_th
         project.write(NOTES_ADD, "notes_count, notes_wait, notes_add")
         assert wire.answer(9) == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "the app restarted; try again"}}
         changed = wire.next()
-        assert changed == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "watch"}}}
+        assert changed == {
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "watch"}},
+        }
         assert wire.quiet(1.0) == []  # prompts and resources did not change; the new app's acknowledgement is not passed on
         wire.send({"id": 10, "method": "tools/list", "params": {"_meta": META}})
         assert sorted(tool["name"] for tool in wire.answer(10)["result"]["tools"]) == ["notes_add", "notes_count", "notes_wait"]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 from rata import App
 from rata.debug_build import reload
@@ -25,7 +26,7 @@ def test_a_stop_while_the_child_starts_stops_that_child(tmp_path, monkeypatch):
     app.folder = tmp_path / "home"
     real_popen = subprocess.Popen
     starting = threading.Event()
-    made: list[subprocess.Popen[bytes]] = []
+    made: list[subprocess.Popen[Any]] = []
 
     def slow_popen(*args, **kwargs):
         child = real_popen(*args, **kwargs)

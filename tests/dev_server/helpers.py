@@ -136,7 +136,7 @@ def write_lines(path: Path, lines: list[str]) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-T0 = dt.datetime(2026, 7, 28, 9, 0, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 7, 28, 9, 0, 0, tzinfo=dt.UTC)
 
 
 def at(minutes: float) -> dt.datetime:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rata.dev_server import database
-from rata.dev_server.database import QueryRefused, connect_read_only, run_query, schema
+from rata.dev_server.database import QueryRefused, ReadOnlyConnection, connect_read_only, run_query, schema
 
 SCHEMA = """
 PRAGMA journal_mode = WAL;
@@ -51,7 +51,7 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def conn(db: Path) -> Iterator[sqlite3.Connection]:
+def conn(db: Path) -> Iterator[ReadOnlyConnection]:
     connection = connect_read_only(db)
     yield connection
     connection.close()

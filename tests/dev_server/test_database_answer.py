@@ -90,7 +90,11 @@ def test_the_limit_still_caps_the_rows_and_the_next_call_keeps_it(wide_db):
     sql = "SELECT id FROM wide ORDER BY id"
     answer = query_answer(wide_db, sql, 7, 14, budget.DEFAULT_TOKENS, 2_000)
     assert answer["rows"] == [[i] for i in range(14, 21)] and answer["next_offset"] == 21
-    assert answer["note"] == f'This shows 7 rows from offset 14 (limit 7); more follow. Get them with database_query {{"sql": "{sql}", "limit": 7, "offset": 21, "budget_tokens": 2000}}.'
+    assert (
+        answer["note"]
+        == "This shows 7 rows from offset 14 (limit 7); more follow. "
+        f'Get them with database_query {{"sql": "{sql}", "limit": 7, "offset": 21, "budget_tokens": 2000}}.'
+    )
     assert [row for part in follow(wide_db, sql, 300, 1_000) for row in part["rows"]] == [[i] for i in range(1000)]
 
 
@@ -152,7 +156,11 @@ HOSTILE = st.one_of(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(HOSTILE, HOSTILE), min_size=1, max_size=30), offset=st.integers(min_value=0, max_value=40), limit_tokens=st.sampled_from([1_000, 2_500, 10_000]))
+@given(
+    rows=st.lists(st.tuples(HOSTILE, HOSTILE), min_size=1, max_size=30),
+    offset=st.integers(min_value=0, max_value=40),
+    limit_tokens=st.sampled_from([1_000, 2_500, 10_000]),
+)
 def test_hostile_cells_and_offsets_never_break_the_tables_shape_or_the_budget(tmp_path, rows, offset, limit_tokens):
     path = Path(tempfile.mkdtemp(dir=tmp_path)) / "app.db"
     with closing(sqlite3.connect(path)) as conn:

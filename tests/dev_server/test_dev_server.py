@@ -287,7 +287,10 @@ async def test_list_commands_shows_every_command_with_its_agent_access(world, mo
     answer = result.structured_content
     assert answer["total"] == 6 and answer["next_after"] is None and answer["note"] == ""
     text = text_of(result)
-    assert text.startswith("6 commands, by name:\n") and "customers_store(name: str, email: str) -> Customer\n  customers.create · agents: allow\n  Add a customer." in text
+    assert (
+        text.startswith("6 commands, by name:\n")
+        and "customers_store(name: str, email: str) -> Customer\n  customers.create · agents: allow\n  Add a customer." in text
+    )
     assert "{" not in text  # the text is for a model: no JSON inside it
     by_name = {c["name"]: c for c in answer["commands"]}
     assert sorted(by_name) == ["app_reset", "customers_delete", "customers_index", "customers_show", "customers_store", "customers_update"]
@@ -530,7 +533,12 @@ async def test_a_hostile_client_name_the_app_logs_is_written_cut_and_read_back_v
     world.seed()
     name = "evil\x1b[31m\u202e" + "x" * 1_500_000
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}},
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "customers_index", "arguments": {}}},
     ]

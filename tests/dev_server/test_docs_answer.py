@@ -66,7 +66,9 @@ def sizes(result: Any) -> tuple[int, int]:
 
 def unbounded(project: Path, queries: list[str]) -> list[tuple[str, str, str, float]]:
     """Every hit of one search with no budget, as (link, heading, snippet, score), from an index of the same docs."""
-    index = DocsIndex([("project", project / "docs"), ("rata", rata_docs_dir())], shown={"project": "docs"})
+    docs = rata_docs_dir()
+    assert docs is not None
+    index = DocsIndex([("project", project / "docs"), ("rata", docs)], shown={"project": "docs"})
     return [(hit.link, hit.heading, hit.snippet, hit.score) for hit in index.search(queries)]
 
 
@@ -184,7 +186,12 @@ def test_a_skip_past_the_end_is_an_error_that_says_which_skips_there_are(small_d
 
 
 SKIPS = st.one_of(
-    st.integers(0, 80), st.integers(min_value=-(10**20), max_value=10**20), st.none(), st.text(max_size=8), st.floats(allow_nan=False, allow_infinity=False), st.booleans()
+    st.integers(0, 80),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.none(),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
 )
 QUERY = st.one_of(st.text(alphabet="ab字é zebra", max_size=520), st.text(max_size=520))
 QUERIES = st.one_of(st.lists(QUERY, min_size=1, max_size=10), st.lists(QUERY, max_size=12), QUERY, st.none(), st.integers())
@@ -237,5 +244,5 @@ def test_a_query_longer_than_500_characters_is_refused_naming_it_and_the_fix(tmp
     from rata.dev_server.docs_answer import QUERY_CHARS, DocsError, answer
 
     with pytest.raises(DocsError, match=r"Query 2 is 501 characters long; a query may have at most 500\.") as refused:
-        answer(None, ["fine", "x" * (QUERY_CHARS + 1)], 0, 2_000, None)  # type: ignore[arg-type]
+        answer(None, ["fine", "x" * (QUERY_CHARS + 1)], 0, 2_000, None)  # type: ignore[arg-type] - no index: the query is refused before one is needed
     assert "a few words" in (refused.value.hint or "")

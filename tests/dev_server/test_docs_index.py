@@ -278,6 +278,7 @@ def test_search_refreshes_the_index_by_itself_once_the_refresh_interval_has_pass
         assert index.search(["hedgehogs"]) == []
         write(docs / "new.md", "# Hedgehogs\nA new page.\n")
         assert index.search(["hedgehogs"]) == []  # searches in quick succession trust the last look at the files
+        assert index._refreshed_at is not None
         index._refreshed_at -= docs_index.REFRESH_INTERVAL  # the interval has passed
         assert [h.link for h in index.search(["hedgehogs"])] == ["docs/new.md#hedgehogs"]
 

@@ -62,7 +62,11 @@ def test_thousands_of_migrations_come_within_the_budget_with_the_next_call(many)
     assert answer["note"].startswith("2000 pending: apply with `rata migrate`. Cut to fit the 10,000-token budget: ")
     assert f'Get them with migration_status {{"after": {shown}}}.' in answer["note"]
     lines = migrations_text(answer).splitlines()
-    assert lines[2:5] == ["0001 create_table_number_1: applied " + every[0]["applied_at"], "0002 create_table_number_2: changed " + every[1]["applied_at"], "0003 create_table_number_3: missing " + every[2]["applied_at"]]
+    assert lines[2:5] == [
+        "0001 create_table_number_1: applied " + every[0]["applied_at"],
+        "0002 create_table_number_2: changed " + every[1]["applied_at"],
+        "0003 create_table_number_3: missing " + every[2]["applied_at"],
+    ]
 
 
 @pytest.mark.parametrize("limit_tokens", [budget.MIN_TOKENS, budget.DEFAULT_TOKENS])
@@ -88,7 +92,8 @@ def test_an_after_past_the_last_version_says_so(many):
 
 def test_app_info_is_a_key_value_line_each_with_a_line_a_dependency():
     info = {"name": "crm", "project": None, "database_exists": False, "log_files": ["crm.log", "crm.log.1"], "commands": 6,
-            "dependencies": [{"name": "httpx", "required": "httpx>=0.27", "installed": "0.28.1"}, {"name": "evil\nname", "required": "evil", "installed": None}],
+            "dependencies": [{"name": "httpx", "required": "httpx>=0.27", "installed": "0.28.1"},
+                             {"name": "evil\nname", "required": "evil", "installed": None}],
             "note": "No database yet."}  # fmt: skip
     assert app_info_text(info).splitlines() == [
         "name: crm", "project: (none)", "database_exists: no", "log_files: crm.log, crm.log.1", "commands: 6", "dependencies:",

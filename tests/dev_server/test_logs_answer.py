@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 from rata import tokens
 from rata.dev_server import budget, logcursor, logreader, logs_answer
-from rata.dev_server.shapes import log_entry
+from rata.dev_server.shapes import LogEntry, log_entry
 from rata.dev_server.target import Target
 from rata.dev_server.tools import dev_app
 from rata.testing import AgentClient, ToolResult
@@ -81,7 +82,7 @@ def answer(client: AgentClient, name: str, arguments: dict[str, Any] | None = No
     result = client.call(name, arguments or {})
     assert not result.is_error, result.text
     assert not result.text.lstrip().startswith(("{", "[")), "the text is JSON"
-    return result.raw["structuredContent"]  # type: ignore[no-any-return]
+    return result.raw["structuredContent"]
 
 
 def follow(client: AgentClient, arguments: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
@@ -99,15 +100,15 @@ def follow(client: AgentClient, arguments: dict[str, Any]) -> tuple[list[dict[st
 
 def called(note: str) -> dict[str, Any]:
     """The arguments of the call a note names (``... read_log_entries {"limit": 500, ...}.``)."""
-    return json.JSONDecoder().raw_decode(note[note.index("read_log_entries {") + len("read_log_entries ") :])[0]  # type: ignore[no-any-return]
+    return json.JSONDecoder().raw_decode(note[note.index("read_log_entries {") + len("read_log_entries ") :])[0]
 
 
-def unbounded(home: Path, **filters: Any) -> list[dict[str, Any]]:
+def unbounded(home: Path, **filters: Any) -> list[LogEntry]:
     """What one read with no limit and no budget gives, in the answer's shape."""
     return [log_entry(raw) for raw in logreader.read_entries(home / "logs", "crm", limit=100_000, **filters).entries]
 
 
-def messages(entries: list[dict[str, Any]]) -> list[str]:
+def messages(entries: Sequence[Mapping[str, Any]]) -> list[str]:
     return [entry["message"].split(" failed")[0] for entry in entries]
 
 

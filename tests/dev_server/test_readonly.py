@@ -48,7 +48,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     served = Served(tmp_path_factory.mktemp("readonly"))
-    assert set(p.name for p in served.home.iterdir()) == {"app.db", "instance.token", "logs", "migrate.lock"}  # closed cleanly: no -wal, no -shm
+    assert {p.name for p in served.home.iterdir()} == {"app.db", "instance.token", "logs", "migrate.lock"}  # closed cleanly: no -wal, no -shm
     with AgentClient.spawn(dev_command(served.project), env=dev_env(served.home, served.cache)) as agent:
         served.agent = agent
         yield served
@@ -169,7 +169,7 @@ def test_a_write_is_refused_and_the_database_files_are_byte_for_byte_unchanged(s
 
 
 def test_no_attach_or_vacuum_target_file_was_ever_created(served):
-    for name, sql in WRITES:
+    for _name, sql in WRITES:
         if "{" in sql:
             served.query(fill(served, sql))
     assert list(served.elsewhere.iterdir()) == []
@@ -295,9 +295,9 @@ NEAR_CAP = "printf('%.*c', 999000, 'a')"
 
 
 def peak_rss_mb(served: Served) -> float:
-    process = served.agent._process  # type: ignore[union-attr]
+    process = served.agent._process
     status = Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8")
-    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024  # type: ignore[union-attr]
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")

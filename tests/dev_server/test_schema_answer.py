@@ -33,7 +33,9 @@ def wide_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     statements = ["PRAGMA synchronous = OFF", "BEGIN"]
     for t in range(TABLES):
         columns = ", ".join(f"column_{k:02} TEXT NOT NULL DEFAULT 'value {k}'" for k in range(COLUMNS - 2))
-        statements.append(f"CREATE TABLE table_{t:03} (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES table_{max(t - 1, 0):03}(id) ON DELETE CASCADE, {columns})")
+        statements.append(
+            f"CREATE TABLE table_{t:03} (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES table_{max(t - 1, 0):03}(id) ON DELETE CASCADE, {columns})"
+        )
         statements.append(f"CREATE INDEX table_{t:03}_pair ON table_{t:03} (column_01, column_02)")
         statements.append(f"CREATE UNIQUE INDEX table_{t:03}_one ON table_{t:03} (column_03)")
     statements.append("CREATE VIEW table_200_view AS SELECT id FROM table_200")
@@ -104,7 +106,9 @@ def test_one_table_wider_than_the_whole_budget_is_shortened_and_the_note_says_wh
     assert max(sizes(answer)) <= budget.MIN_TOKENS
     (huge,) = answer["tables"]
     assert 0 < len(huge["columns"]) < 400 and answer["next_after"] == "huge"
-    assert f"Table 'huge' is larger than the whole budget: {len(huge['columns'])} of 400 columns shown" in answer["note"] and "PRAGMA table_info" in answer["note"]
+    assert (
+        f"Table 'huge' is larger than the whole budget: {len(huge['columns'])} of 400 columns shown" in answer["note"] and "PRAGMA table_info" in answer["note"]
+    )
 
 
 def test_names_that_would_break_a_block_are_kept_to_one_line():
@@ -115,7 +119,11 @@ NAMES = st.text(alphabet=st.sampled_from(["a", "b", "\n", "\r", "\t", "\\", "|",
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(names=st.lists(NAMES, min_size=1, max_size=12, unique_by=str.lower), after=st.one_of(st.just(""), NAMES, st.text(max_size=50)), limit_tokens=st.sampled_from([1_000, 3_000]))
+@given(
+    names=st.lists(NAMES, min_size=1, max_size=12, unique_by=str.lower),
+    after=st.one_of(st.just(""), NAMES, st.text(max_size=50)),
+    limit_tokens=st.sampled_from([1_000, 3_000]),
+)
 def test_hostile_names_and_afters_never_break_a_block_or_the_budget(tmp_path, names, after, limit_tokens):
     names = [n for n in names if "\x00" not in n and not n.lower().startswith("sqlite_")]
     path = Path(tempfile.mkdtemp(dir=tmp_path)) / "app.db"

@@ -130,7 +130,7 @@ def test_following_from_line_shows_an_18000_element_page_line_by_line_once_each_
 
         table = next(index for index, line in enumerate(every_line) if line.startswith("- table [ref="))
         after = every_line.index(next(line for line in every_line if line.startswith('- button "After the table"')))
-        root = re.search(r"\[ref=(e\d+)\]", every_line[table]).group(1)  # type: ignore[union-attr]
+        root = re.search(r"\[ref=(e\d+)\]", every_line[table]).group(1)
         subtree: list[str] = []
         arguments = {"root": root}
         while True:  # the table alone, part by part: the same lines as in the whole rendering

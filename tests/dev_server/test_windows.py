@@ -112,7 +112,9 @@ async def test_an_agent_sees_and_uses_the_crm_window_through_rata_mcp_dev(dev_bu
                 {"name": "name", "value": "Ada Lovelace"},
                 {"name": "email", "value": "ada@example.com"},
             ]
-            assert re.search(rf'^#{store[0]["seq"]} \d\d:\d\d:\d\d main customers_store\(name="Ada Lovelace", email="ada@example.com"\) \d+ ms ok$', text_of(calls), re.M)
+            assert re.search(
+                rf'^#{store[0]["seq"]} \d\d:\d\d:\d\d main customers_store\(name="Ada Lovelace", email="ada@example.com"\) \d+ ms ok$', text_of(calls), re.M
+            )
             assert not text_of(calls).lstrip().startswith(("{", "["))
 
             every = (await client.call_tool("app_calls", {"limit": 200})).structured_content

@@ -101,8 +101,9 @@ def record_signature(cls: type[Record]) -> inspect.Signature:
 
 
 def default_text(cls: Any, parameter: inspect.Parameter) -> str:
-    if parameter.default is dataclasses._HAS_DEFAULT_FACTORY:  # type: ignore[attr-defined]
+    if parameter.default is dataclasses._HAS_DEFAULT_FACTORY:  # type: ignore[attr-defined] - dataclasses' private marker for a default_factory
         factory = next(f.default_factory for f in dataclasses.fields(cls) if f.name == parameter.name)
+        assert callable(factory)
         return repr(factory())
     return repr(parameter.default)
 
@@ -142,6 +143,7 @@ def render(name: str) -> str:
     """The signature line the entry must show."""
     owner, value = resolve(name)
     if isinstance(value, property):
+        assert value.fget is not None
         returns = inspect.signature(value.fget).return_annotation
         return f"{name}: {annotation(returns)}"
     if isinstance(value, (classmethod, staticmethod)):
@@ -150,7 +152,7 @@ def render(name: str) -> str:
         signature = without_self(signature) if isinstance(value, classmethod) else signature
         return f"{name}({parameters(signature)}) -> {annotation(signature.return_annotation)}"
     if inspect.isclass(value):
-        signature = record_signature(value) if value.__init__ is Record.__init__ else inspect.signature(value)
+        signature = record_signature(value) if issubclass(value, Record) and value.__init__ is Record.__init__ else inspect.signature(value)
         return f"{name}({parameters(public(signature), value)})"
     if inspect.isfunction(value):
         signature = inspect.signature(value)

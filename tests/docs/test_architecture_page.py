@@ -58,7 +58,16 @@ def test_every_path_and_test_on_the_page_exists():
     assert missing == []
 
 
-GONE = ["rata/command.py", "rata/running.py", "rata/mcp/running.py", "rata/mcp_dev", "rata/devtools", "rata/mcp/install.py", "rata/mcp/clients.py", "rata/mcp/jsonc.py"]
+GONE = [
+    "rata/command.py",
+    "rata/running.py",
+    "rata/mcp/running.py",
+    "rata/mcp_dev",
+    "rata/devtools",
+    "rata/mcp/install.py",
+    "rata/mcp/clients.py",
+    "rata/mcp/jsonc.py",
+]
 
 
 def test_what_the_module_map_says_was_moved_away_is_gone():

@@ -407,7 +407,7 @@ def test_constraint_messages_are_the_ones_shown(tmp_path: Path) -> None:
         b: Annotated[float, Field(gt=0)] = 1.0,
         c: Annotated[int, Field(multiple_of=5)] = 5,
         d: Annotated[str, Field(max_length=200)] = "",
-        e: Annotated[list[str], Field(max_length=10)] = (),
+        e: Annotated[tuple[str, ...], Field(max_length=10)] = (),
         f: Annotated[str, Field(pattern="^[A-Z]{3}$")] = "EUR",
     ) -> None: ...
 

@@ -22,6 +22,7 @@ TOOLS = ["notes_add", "notes_delete", "notes_done", "notes_list"]
 
 def load(path: Path, name: str) -> Any:
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -193,7 +193,8 @@ def test_the_bounds_table_is_the_code() -> None:
     assert rows["A traceback"][0] == "8,000 characters"
     assert rows["Any other field of a log entry"][0] == "500 characters (a list or object: its JSON)"
     assert rows["`search_docs`"][0] == (
-        f"{docs_answer.DEFAULT_TOKENS:,} tokens by default (the server's budget when that is smaller); `budget_tokens` from {budget.MIN_TOKENS:,} to {budget.MAX_TOKENS:,}; "
+        f"{docs_answer.DEFAULT_TOKENS:,} tokens by default (the server's budget when that is smaller); "
+        f"`budget_tokens` from {budget.MIN_TOKENS:,} to {budget.MAX_TOKENS:,}; "
         f"1 to 10 queries of up to 500 characters; a heading {docs_answer.HEADING_CHARS} characters, a snippet {docs_answer.SNIPPET_CHARS}"
     )
     assert rows["Files watched for reloading"][0] == "5,000"
@@ -321,8 +322,12 @@ def entry(ts: str, level: str, message: str, **extra: Any) -> str:
 def test_logs_are_read_backwards_across_rotations_with_cuts(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
-    (logs / "crm.log.2").write_text(entry("2026-07-01T09:00:00+00:00", "ERROR", "oldest", exception="Traceback\n" + "y" * 9_000 + "\nValueError: end"), encoding="utf-8")
-    (logs / "crm.log.1").write_text(entry("2026-07-02T09:00:00+00:00", "INFO", "m" * 2_500, detail="d" * 600, tags=["t"] * 200) + "not json\n", encoding="utf-8")
+    (logs / "crm.log.2").write_text(
+        entry("2026-07-01T09:00:00+00:00", "ERROR", "oldest", exception="Traceback\n" + "y" * 9_000 + "\nValueError: end"), encoding="utf-8"
+    )
+    (logs / "crm.log.1").write_text(
+        entry("2026-07-02T09:00:00+00:00", "INFO", "m" * 2_500, detail="d" * 600, tags=["t"] * 200) + "not json\n", encoding="utf-8"
+    )
     (logs / "crm.log").write_text(entry("2026-07-03T09:00:00+00:00", "WARNING", "newest", logger="rata.mcp"), encoding="utf-8")
     scan = logreader.read_entries(logs, "crm", limit=10)
     assert [e["ts"][:10] for e in scan.entries] == ["2026-07-03", "2026-07-02", "2026-07-01"]
@@ -331,10 +336,14 @@ def test_logs_are_read_backwards_across_rotations_with_cuts(tmp_path: Path) -> N
     assert scan.entries[1]["detail"] == "d" * 500 + "... (cut, 600 chars)"
     assert scan.entries[1]["tags"].endswith("... (cut, 1000 chars)") and len(scan.entries[1]["tags"]) == 500 + len("... (cut, 1000 chars)")
     trace = scan.entries[2]["exception"]
-    assert trace.startswith("... (cut: the start of the traceback)\n") and trace.endswith("ValueError: end") and len(trace) == len("... (cut: the start of the traceback)\n") + 8_000
+    assert (
+        trace.startswith("... (cut: the start of the traceback)\n")
+        and trace.endswith("ValueError: end")
+        and len(trace) == len("... (cut: the start of the traceback)\n") + 8_000
+    )
     import datetime as dt
 
-    since = logreader.read_entries(logs, "crm", since=dt.datetime(2026, 7, 2, tzinfo=dt.timezone.utc))
+    since = logreader.read_entries(logs, "crm", since=dt.datetime(2026, 7, 2, tzinfo=dt.UTC))
     assert [e["message"][:6] for e in since.entries] == ["newest", "mmmmmm"]
     assert len(since.entries) == 2  # it stopped at the first older entry, in crm.log.2
     assert [e["message"] for e in logreader.read_entries(logs, "crm", min_level="WARNING", logger="rata").entries] == ["newest"]

@@ -309,6 +309,7 @@ def test_the_log_names_the_call_but_never_its_arguments(crm: App, tmp_path: Path
     from rata.logs import configure_logging
 
     handler = configure_logging(crm.folder, crm.name)
+    assert handler is not None
     try:
         with AgentClient(crm, client="secret-test") as agent:
             agent.call("customers_store", {"name": "Zebulon Quartermaine", "email": "zq@example.com"})
@@ -369,7 +370,9 @@ def test_state_is_good_for_another_server_of_the_same_install(crm: App) -> None:
         asked = first.request("tools/call", {"name": "customers_delete", "arguments": {"id": 1}})
     allow = {"confirm": {"action": "accept", "content": {"confirm": True}}}
     with AgentClient(crm) as second:
-        done = second.request("tools/call", {"name": "customers_delete", "arguments": {"id": 1}, "inputResponses": allow, "requestState": asked["requestState"]})
+        done = second.request(
+            "tools/call", {"name": "customers_delete", "arguments": {"id": 1}, "inputResponses": allow, "requestState": asked["requestState"]}
+        )
         assert done["resultType"] == "complete" and not done.get("isError")
         assert second.read("app://customers_index") == []
 
@@ -399,7 +402,12 @@ def test_tracebacks_stay_out_of_the_answer(tmp_path: Path) -> None:
             result = agent.call("stock_recount")
     finally:
         logging.getLogger("rata.mcp").disabled = False
-    assert result.raw == {"content": [{"type": "text", "text": "stock_recount failed: the scanner is offline"}], "isError": True, "resultType": "complete", "_meta": result.raw["_meta"]}
+    assert result.raw == {
+        "content": [{"type": "text", "text": "stock_recount failed: the scanner is offline"}],
+        "isError": True,
+        "resultType": "complete",
+        "_meta": result.raw["_meta"],
+    }
 
 
 def test_prints_go_to_stderr(tmp_path: Path) -> None:
@@ -432,7 +440,6 @@ def test_the_limits_table() -> None:
     import inspect
 
     from rata.mcp.server import Server
-
     from rata.mcp.stdio import HANDOVER_S
 
     assert inspect.signature(Server).parameters["workers"].default == 8
@@ -472,7 +479,17 @@ def test_the_limits_table() -> None:
 @pytest.mark.subprocess
 def test_an_oversized_line_is_skipped(tmp_path: Path, crm: App) -> None:
     big = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * wire.MAX_LINE_BYTES + b'"}}\n'
-    ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}).encode() + b"\n"
+    ping = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+            }
+        ).encode()
+        + b"\n"
+    )
     done = subprocess.run([str(VENV_BIN / "crm"), "--mcp"], input=big + ping, env=env_for(crm.folder.path), capture_output=True, timeout=60, check=False)
     first, second = (json.loads(line) for line in done.stdout.splitlines())
     assert "id" not in first and first["error"]["code"] == -32600
@@ -507,7 +524,11 @@ def test_no_batches(crm: App) -> None:
 
 REFUSED_ROWS = {
     "Bytes that are not UTF-8, or text that is not JSON": ([b"\xff\xfe{}", b"{oops"], wire.PARSE_ERROR, False),
-    "`NaN`, `Infinity` or `-Infinity`, which are not JSON": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":%s}}' % c for c in (b"NaN", b"Infinity", b"-Infinity")], wire.PARSE_ERROR, False),
+    "`NaN`, `Infinity` or `-Infinity`, which are not JSON": (
+        [b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":%s}}' % c for c in (b"NaN", b"Infinity", b"-Infinity")],
+        wire.PARSE_ERROR,
+        False,
+    ),
     "A number too large for a 64-bit float, such as `1e999`": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1e999}}'], wire.PARSE_ERROR, False),
     "An integer of more than 4,300 digits": ([b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + b"7" * 4301 + b"}}"], wire.PARSE_ERROR, False),
     "Arrays or objects nested deeper than Python's recursion limit allows (about 990 levels)": ([b"[" * 1000 + b"]" * 1000], wire.PARSE_ERROR, False),
@@ -550,4 +571,9 @@ def test_an_unwritable_result_is_the_internal_error_the_page_shows() -> None:
     assert answer["error"]["code"] == -32603
     shown = "`Internal error: the answer could not be written\nas JSON: a string holds a lone surrogate (U+D800 to U+DFFF), which is not Unicode text`"
     assert shown in page() and answer["error"]["message"] == shown.strip("`").replace("\n", " ")
-    assert SHOWN_CHARS == 100 and "| Client text echoed in an error (a method name, the version asked for, a tool or prompt name, a URI, a completion argument), message and data | 100 characters |" in page()
+    assert (
+        SHOWN_CHARS == 100
+        and "| Client text echoed in an error (a method name, the version asked for, a tool or prompt name, a URI, a completion argument), "
+        "message and data | 100 characters |"
+        in page()
+    )

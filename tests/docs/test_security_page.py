@@ -21,8 +21,9 @@ def cited_tests() -> list[tuple[str, str | None]]:
                 last = path
                 cited.append((path, name))
             elif short_file:
-                last = next((f for f, _ in reversed(cited) if f.endswith("/" + short_file)), short_file)
-                cited.append((last, short_name))
+                found: str = next((f for f, _ in reversed(cited) if f.endswith("/" + short_file)), short_file)
+                last = found
+                cited.append((found, short_name))
             else:
                 assert last is not None, f"`::{bare}` in docs/security.md follows no test file in its row: {row[:120]}"
                 cited.append((last, bare))

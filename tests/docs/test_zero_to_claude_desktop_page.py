@@ -30,6 +30,7 @@ RATA = Path(sys.executable).parent / "rata"
 
 def first_run():
     spec = importlib.util.spec_from_file_location("first_run", SCRIPT)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

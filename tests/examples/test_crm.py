@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
 import importlib.util
+import shutil
 import sqlite3
 import subprocess
 import sys

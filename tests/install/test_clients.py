@@ -14,6 +14,7 @@ import yaml
 from rata.install import clients
 from rata.install.clients import CLIENTS, Launch
 from rata.install.formats import dump_yaml
+from tests.install.known import known_client
 
 # The reference's running example: `/usr/local/bin/crm --mcp` with RATA_ENV=dev.
 CRM = Launch("/usr/local/bin/crm", ("--mcp",), {"RATA_ENV": "dev"})
@@ -74,7 +75,7 @@ def test_each_snippet_parses_in_its_format_to_the_reference_shape(client):
 
 
 def test_codex_writes_the_server_and_its_env_as_tables():
-    text = snippet(clients.find_client("codex"))
+    text = snippet(known_client("codex"))
     assert text.startswith("[mcp_servers.crm]\n")
     assert "[mcp_servers.crm.env]\nRATA_ENV = \"dev\"\n" in text
 
@@ -189,7 +190,9 @@ def test_add_commands_quote_paths_with_spaces():
 # --- YAML --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["yes", "No", "null", "~", "-", "1.0", "0.0.1", "a: b", "#x", "C:\\Program Files\\x", "@foo", "--mcp", "", "é", "x'y\"z", "- a"])
+@pytest.mark.parametrize(
+    "text", ["yes", "No", "null", "~", "-", "1.0", "0.0.1", "a: b", "#x", "C:\\Program Files\\x", "@foo", "--mcp", "", "é", "x'y\"z", "- a"]
+)
 def test_yaml_scalars_round_trip(text):
     assert yaml.safe_load(dump_yaml({"k": text, "l": [text], text or "e": 1})) == {"k": text, "l": [text], text or "e": 1}
 

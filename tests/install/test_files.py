@@ -36,7 +36,7 @@ def test_an_unchanged_text_is_not_written(tmp_path):
     path = tmp_path / "mcp.json"
     path.write_text("{}")
     before = os.stat(path)
-    assert install_file.edit(path, lambda old: old).new == "{}"
+    assert install_file.edit(path, lambda old: old or "").new == "{}"
     assert os.stat(path).st_ino == before.st_ino
 
 

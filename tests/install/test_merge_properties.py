@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from rata.install import jsonc
 from rata.install import merge as install
-from rata.install.clients import find_client
 from rata.install.formats import dump_yaml
+from tests.install.known import known_client
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_-]{0,9}", fullmatch=True)
 TEXT = st.text(st.characters(codec="utf-8"), max_size=12)  # no lone surrogates: no file can hold one raw
 ANY_TEXT = st.text(max_size=12) | st.text(st.characters(categories=["Cs"]), max_size=1)  # one lone surrogate: two would be read back as a pair
-CLIENT_OF = {"json": find_client("claude-code"), "jsonc": find_client("vscode"), "toml": find_client("codex")}
+CLIENT_OF = {"json": known_client("claude-code"), "jsonc": known_client("vscode"), "toml": known_client("codex")}
 
 
 def entries(text: st.SearchStrategy[str] = TEXT) -> st.SearchStrategy[dict[str, Any]]:
@@ -124,7 +124,7 @@ def check_json(client, name, entry, doc, old, comments, parse) -> None:
         assert new == old
     inside = range(0)
     if name in servers:  # the bytes around the entry's value are the old ones
-        node = jsonc.parse(old).member(top).node.member(name).node  # type: ignore[union-attr]
+        node = jsonc.parse(old).member(top).node.member(name).node
         assert new.startswith(old[: node.start]) and new.endswith(old[node.end :])
         inside = range(node.start, node.end)
     position = found = 0
@@ -243,7 +243,7 @@ def test_the_yaml_writer_reads_back_as_the_same_data(doc):
 
 @given(NAMES, entries(), st.text(st.characters(codec="utf-8"), max_size=40), st.sampled_from(["\n", "\r\n"]))
 def test_continue_s_own_file_is_replaced_only_when_asked_and_a_second_run_changes_nothing(name, entry, other, eol):
-    client = find_client("continue")
+    client = known_client("continue")
     snippet = dump_yaml({"name": name, "version": "0.0.1", "schema": "v1", "mcpServers": [entry]})
     assert yaml.safe_load(snippet)["mcpServers"] == [entry]
     old = ("# mine\n" + dump_yaml({"other": other})).replace("\n", eol)

@@ -13,9 +13,9 @@ import yaml
 
 from rata.install import jsonc, merge
 from rata.install import plan as install
-from rata.install.clients import find_client
 from rata.loader import LoadedApp, load_app
 from tests.conftest import CRM
+from tests.install.known import known_client
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = ROOT / "docs" / "examples" / "hello"
@@ -29,7 +29,7 @@ def crm():
 
 
 def plan(key: str, loaded, **options):
-    return install.plan_install(find_client(key), loaded, install.app_tool_names(loaded), **options)
+    return install.plan_install(known_client(key), loaded, install.app_tool_names(loaded), **options)
 
 
 # --- the launch command ------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_rata_new_writes_the_dev_entry_by_the_same_rule():
     path, text = install.new_project_dev_file()
     assert path == ".mcp.json"
     assert json.loads(text) == {"mcpServers": {"rata": {"type": "stdio", "command": ".venv/bin/rata", "args": ["mcp", "dev"]}}}
-    assert json.loads(text)["mcpServers"]["rata"] == find_client("claude-code").entry("rata", install.in_project_launch(".venv/bin/rata"))
+    assert json.loads(text)["mcpServers"]["rata"] == known_client("claude-code").entry("rata", install.in_project_launch(".venv/bin/rata"))
 
 
 def test_rata_home_is_passed_on_only_when_set(crm, monkeypatch):
@@ -140,7 +140,9 @@ def test_a_merge_keeps_other_servers_and_unknown_keys(crm, tmp_path):
     assert '        "other": {"command": "x"},\n' in path.read_text()  # untouched text keeps its formatting
 
 
-@pytest.mark.parametrize(("key", "file", "top"), [("vscode", ".vscode/mcp.json", "servers"), ("zed", ".zed/settings.json", "context_servers"), ("opencode", "opencode.json", "mcp")])
+@pytest.mark.parametrize(
+    ("key", "file", "top"), [("vscode", ".vscode/mcp.json", "servers"), ("zed", ".zed/settings.json", "context_servers"), ("opencode", "opencode.json", "mcp")]
+)
 def test_jsonc_files_keep_their_comments(crm, tmp_path, key, file, top):
     path = tmp_path / file
     path.parent.mkdir(exist_ok=True)
@@ -247,7 +249,16 @@ def test_jsonc_errors_say_where(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["{}", "{ }", '{"x": 1}', '{\n  "x": 1,\n}', '{\n  "x": 1 // c\n}', '{\n  "servers": {}\n}', '{\n  "servers": {"a": 1,} // c\n}', '{"servers": {"crm": [1, 2]}}'],
+    [
+        "{}",
+        "{ }",
+        '{"x": 1}',
+        '{\n  "x": 1,\n}',
+        '{\n  "x": 1 // c\n}',
+        '{\n  "servers": {}\n}',
+        '{\n  "servers": {"a": 1,} // c\n}',
+        '{"servers": {"crm": [1, 2]}}',
+    ],
 )
 def test_jsonc_set_server_changes_only_that_member(text):
     new = jsonc.set_server(text, "servers", "crm", {"command": "/x", "args": ["a"]})
@@ -261,7 +272,7 @@ def test_jsonc_set_server_changes_only_that_member(text):
 
 
 def test_merge_entry_keeps_the_users_keys_variables_and_defaults():
-    kiro = find_client("kiro")
+    kiro = known_client("kiro")
     ours = {"command": "/new", "args": ["--mcp"], "env": {"RATA_HOME": "/h"}, "disabled": False, "autoApprove": []}
     existing = {"command": "/old", "env": {"API_KEY": "k", "RATA_HOME": "/old"}, "disabled": True, "autoApprove": ["customers_index"], "timeout": 9}
     merged, kept = merge.merge_entry(kiro, existing, ours)

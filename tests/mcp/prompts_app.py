@@ -39,7 +39,8 @@ def pictured() -> list[Image | PromptMessage]:
     return [Image(PNG, mime_type="image/png"), PromptMessage("It is one pixel.", role="assistant")]
 
 
-Topic = TypedDict("Topic", {"topic": str})
+class Topic(TypedDict):
+    topic: str
 
 
 @prompt(can="notes.view")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def wrong() -> str:
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> App:
+def lab(tmp_path: Path) -> Iterator[App]:
     (tmp_path / "migrations").mkdir()
     (tmp_path / "migrations" / "0001_notes.sql").write_text("CREATE TABLE notes (body TEXT); CREATE TABLE tags (name TEXT);")
     (tmp_path / "docs").mkdir()

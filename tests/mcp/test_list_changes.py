@@ -118,14 +118,13 @@ def test_a_2025_session_hears_nothing_before_it_says_it_is_initialized(tmp_path)
 def test_each_listen_hears_only_the_lists_it_asked_for(tmp_path):
     app = notes_app(tmp_path)
     client, _ = connect(app)
-    with client:
-        with client.listen(lists=["tools"]) as tools, client.listen(lists=["resources"]) as resources, client.listen() as nothing:
-            app.mcp_config.allow_abilities(["notes.view"])  # a live command granted: a tool and a resource
-            tools.wait_for_list_change("tools")
-            resources.wait_for_list_change("resources")
-            time.sleep(QUIET)
-            assert (tools.list_changes(), resources.list_changes(), nothing.list_changes()) == (["tools"], ["resources"], [])
-            assert [r["uri"] for r in client.list_resources()] == ["app://notes_index"]
+    with client, client.listen(lists=["tools"]) as tools, client.listen(lists=["resources"]) as resources, client.listen() as nothing:
+        app.mcp_config.allow_abilities(["notes.view"])  # a live command granted: a tool and a resource
+        tools.wait_for_list_change("tools")
+        resources.wait_for_list_change("resources")
+        time.sleep(QUIET)
+        assert (tools.list_changes(), resources.list_changes(), nothing.list_changes()) == (["tools"], ["resources"], [])
+        assert [r["uri"] for r in client.list_resources()] == ["app://notes_index"]
 
 
 def test_a_burst_of_grant_calls_is_one_notification_per_list(tmp_path):
@@ -188,11 +187,11 @@ def test_a_resource_or_prompt_declared_while_serving_is_listed(tmp_path):
         assert [p["name"] for p in client.list_prompts()] == ["notes_digest"]
 
 
-Big = Literal[tuple(f"v{i}" for i in range(10_001))]  # type: ignore[valid-type] - a schema over the bounds
+Big = Literal[tuple(f"v{i}" for i in range(10_001))]  # a schema over the bounds
 
 
 @command(can="notes.big")
-def notes_big(ctx: Ctx, pick: Big) -> str:  # type: ignore[valid-type]
+def notes_big(ctx: Ctx, pick: Big) -> str:  # type: ignore[valid-type] - the Literal built at run time above
     return pick
 
 
@@ -318,14 +317,13 @@ def test_every_client_of_the_running_app_hears_the_change_from_one_build(tmp_pat
     builds: list[str] = []
     build = catalogs.build_catalog
     monkeypatch.setattr(catalogs, "build_catalog", lambda app: builds.append(app.name) or build(app))
-    with RunningApp(app), AgentClient.running(app) as modern, AgentClient.running(app, era="legacy") as legacy:
-        with modern.listen(lists=["tools"]) as listen:
-            builds.clear()
-            app.mcp_config.allow_abilities(["notes.add"])
-            listen.wait_for_list_change("tools")
-            legacy._wait(lambda: bool(list_notes(legacy)), 10, "no list_changed for the 2025 client")
-            assert names(modern.list_tools()) == names(legacy.list_tools()) == ["notes_add", "notes_index"]
-            assert builds == ["notes"]  # two servers refreshed, from one build
+    with RunningApp(app), AgentClient.running(app) as modern, AgentClient.running(app, era="legacy") as legacy, modern.listen(lists=["tools"]) as listen:
+        builds.clear()
+        app.mcp_config.allow_abilities(["notes.add"])
+        listen.wait_for_list_change("tools")
+        legacy._wait(lambda: bool(list_notes(legacy)), 10, "no list_changed for the 2025 client")
+        assert names(modern.list_tools()) == names(legacy.list_tools()) == ["notes_add", "notes_index"]
+        assert builds == ["notes"]  # two servers refreshed, from one build
     assert app._surface_listeners == []  # the endpoint and its servers stopped hearing the app
 
 
@@ -347,13 +345,12 @@ def test_the_running_app_keeps_its_lists_when_the_new_ones_cannot_be_built_and_b
     from rata.running_app import RunningApp
 
     app = notes_app(tmp_path, "notes.*")
-    with RunningApp(app), AgentClient.running(app) as agent:
-        with agent.listen(lists=["tools"]) as listen:
-            before = names(agent.list_tools())
-            app.commands(notes_big)  # over the schema bounds: no catalog can be built
-            time.sleep(QUIET)
-            assert names(agent.list_tools()) == before and listen.list_changes() == []
-            del app.specs["notes_big"]
-            app.commands(notes_export)
-            listen.wait_for_list_change("tools")
-            assert names(agent.list_tools()) == ["notes_add", "notes_export", "notes_index", "notes_purge"]
+    with RunningApp(app), AgentClient.running(app) as agent, agent.listen(lists=["tools"]) as listen:
+        before = names(agent.list_tools())
+        app.commands(notes_big)  # over the schema bounds: no catalog can be built
+        time.sleep(QUIET)
+        assert names(agent.list_tools()) == before and listen.list_changes() == []
+        del app.specs["notes_big"]
+        app.commands(notes_export)
+        listen.wait_for_list_change("tools")
+        assert names(agent.list_tools()) == ["notes_add", "notes_export", "notes_index", "notes_purge"]

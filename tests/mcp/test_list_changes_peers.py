@@ -82,7 +82,9 @@ def notes(tmp_path: Path) -> StdioServerParameters:
 
 @asynccontextmanager
 async def connected(server: StdioServerParameters, mode: str, handler: Heard | None = None) -> AsyncIterator[Client]:
-    client = Client(server, mode=mode, message_handler=handler, read_timeout_seconds=10, client_info=types.Implementation(name="rata-list-tests", version="1.0"))
+    client = Client(
+        server, mode=mode, message_handler=handler, read_timeout_seconds=10, client_info=types.Implementation(name="rata-list-tests", version="1.0")
+    )
     async with client:
         yield client
 
@@ -131,19 +133,20 @@ async def test_the_sdk_client_in_2026_07_28_hears_it_on_the_listen_that_asked_an
                 others: list[Any] = []
                 with anyio.move_on_after(QUIET_S):
                     async for other in resources:
-                        others.append(other)
+                        others.append(other)  # noqa: PERF401 - a comprehension would lose what came before the timeout cancels it
                 assert others == []  # it asked for resource list changes, and the resources did not change
 
 
 def test_on_the_wire_the_listen_hears_it_tagged_with_its_id_and_the_manifest_follows(notes):
     env = {**os.environ, **notes.env}
-    with AgentClient.spawn([notes.command, *notes.args], env=env) as client:
-        with client.listen(lists=["tools", "resources", "prompts"]) as listen:
-            assert listen.honored == {"toolsListChanged": True, "resourcesListChanged": True, "promptsListChanged": True, "resourceSubscriptions": []}
-            client.call("notes_unlock", {"ability": "notes.purge"})
-            listen.wait_for_list_change("tools")
-            heard = [n for n in client.notifications_for(listen.id) if n["method"].endswith("list_changed")]
-            assert heard == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listen.id}}}]
+    with AgentClient.spawn([notes.command, *notes.args], env=env) as client, client.listen(lists=["tools", "resources", "prompts"]) as listen:
+        assert listen.honored == {"toolsListChanged": True, "resourcesListChanged": True, "promptsListChanged": True, "resourceSubscriptions": []}
+        client.call("notes_unlock", {"ability": "notes.purge"})
+        listen.wait_for_list_change("tools")
+        heard = [n for n in client.notifications_for(listen.id) if n["method"].endswith("list_changed")]
+        assert heard == [
+            {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listen.id}}}
+        ]
     prefix = Path(notes.env["PYTHONPYCACHEPREFIX"])
     written = list(prefix.rglob(f"*{manifest.SUFFIX}"))
     assert len(written) == 1

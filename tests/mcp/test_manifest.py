@@ -129,7 +129,9 @@ def test_an_unreadable_manifest_is_the_same_as_none(notes):
 
 def test_a_manifest_that_cannot_be_written_is_skipped_quietly(notes, tmp_path):
     ref, app, _ = notes
-    blocked = Path(manifest.manifest_file(ref)).parent
+    written = manifest.manifest_file(ref)
+    assert written is not None
+    blocked = Path(written).parent
     blocked.parent.mkdir(parents=True, exist_ok=True)
     blocked.write_text("a file where the folder should be")
     assert manifest.write(ref, app, AppServer(app, send=lambda data: None).offer()) is None

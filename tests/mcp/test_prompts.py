@@ -67,7 +67,10 @@ def follow_up(customer_id: int, tone: Tone = Tone.WARM, note: str = "") -> str:
     return f"Write a {tone.value} email to customer #{customer_id}.{note}"
 
 
-@prompt(can="notes.view", complete={"a": broken, "b": numbers, "c": writer})
+WRONG_COMPLETERS: dict[str, Any] = {"a": broken, "b": numbers, "c": writer}  # each wrong in its own way, on purpose
+
+
+@prompt(can="notes.view", complete=WRONG_COMPLETERS)
 def pictured(a: str = "", b: str = "", c: str = "", size: Literal["small", "large"] | None = None) -> list[Any]:
     """Show a picture."""
     return [Image(PNG, mime_type="image/png"), PromptMessage("A pixel.", role="assistant"), ResourceLink("test://pixel", "pixel")]
@@ -277,7 +280,9 @@ def test_completion_errors_are_32602(app, era):
         no_arg = error_of(client, "completion/complete", {"ref": {"type": "ref/prompt", "name": "follow_up"}, "argument": {"name": "zip", "value": ""}})
         missing = error_of(client, "completion/complete", {"ref": {"type": "ref/prompt", "name": "follow_up"}})
         bad_ref = error_of(client, "completion/complete", {"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "x", "value": ""}})
-        template = error_of(client, "completion/complete", {"ref": {"type": "ref/resource", "uri": "app://notes_show/{x}"}, "argument": {"name": "id", "value": ""}})
+        template = error_of(
+            client, "completion/complete", {"ref": {"type": "ref/resource", "uri": "app://notes_show/{x}"}, "argument": {"name": "id", "value": ""}}
+        )
     assert unknown["message"] == "Unknown prompt: secret"
     assert no_arg["message"] == "Invalid params: follow_up has no argument 'zip' (its arguments: customer_id, tone, note)"
     assert {e["code"] for e in (unknown, no_arg, missing, bad_ref, template)} == {-32602}
@@ -289,7 +294,9 @@ def test_a_templates_argument_completes_from_its_commands_completer(app, era):
     with AgentClient(app, era=era) as client:
         assert [t["uriTemplate"] for t in client.list_templates()] == ["app://notes_show/{id}"]
         assert client.complete({"type": "ref/resource", "uri": "app://notes_show/{id}"}, "id", "4") == {"values": ["40"], "total": 1, "hasMore": False}
-        no_arg = error_of(client, "completion/complete", {"ref": {"type": "ref/resource", "uri": "app://notes_show/{id}"}, "argument": {"name": "zip", "value": ""}})
+        no_arg = error_of(
+            client, "completion/complete", {"ref": {"type": "ref/resource", "uri": "app://notes_show/{id}"}, "argument": {"name": "zip", "value": ""}}
+        )
     assert no_arg["code"] == -32602
 
 

@@ -19,7 +19,12 @@ pytestmark = pytest.mark.subprocess
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": "crm", "version": "1.0.0"}}
 HANDSHAKE = [
-    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
 ]
 TEMPLATE = {"uriTemplate": "app://customers_show/{id}", "name": "customers_show", "description": "Show one customer.", "mimeType": "application/json"}
@@ -41,7 +46,11 @@ def exchange(home, era: str, method: str, params: dict) -> dict:
 def test_the_templates_list_on_the_wire(crm_home, era):
     answer = exchange(crm_home, era, "resources/templates/list", {})
     if era == "modern":
-        assert answer == {"jsonrpc": "2.0", "id": 1, "result": {"resourceTemplates": [TEMPLATE], "ttlMs": 3600000, "cacheScope": "public", "resultType": "complete", "_meta": INFO}}
+        assert answer == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"resourceTemplates": [TEMPLATE], "ttlMs": 3600000, "cacheScope": "public", "resultType": "complete", "_meta": INFO},
+        }
     else:
         assert answer == {"jsonrpc": "2.0", "id": 1, "result": {"resourceTemplates": [TEMPLATE]}}
 
@@ -64,7 +73,8 @@ def test_a_missing_row_and_a_bad_value_on_the_wire(crm_home, era):
 def test_an_instance_reads_on_the_wire(crm_home, era):
     subprocess.run(
         [*crm_command()[:-1], "--mcp"], input="".join(json.dumps(line) + "\n" for line in [
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": ENVELOPE, "name": "customers_store", "arguments": {"name": "Ada", "email": "ada@example.com"}}}
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"_meta": ENVELOPE, "name": "customers_store", "arguments": {"name": "Ada", "email": "ada@example.com"}}}
         ]), capture_output=True, text=True, env=subprocess_env(crm_home), timeout=30, check=True,
     )  # fmt: skip
     answer = exchange(crm_home, era, "resources/read", {"uri": "app://customers_show/%31"})

@@ -32,6 +32,7 @@ from tests.conftest import subprocess_env
 from tests.mcp import test_versions
 from tests.mcp.peers import MODERN, search_path
 from tests.mcp.reports import NOTES, PNG, WAV, ZIP, rich_app
+from tests.mcp.sdk_types import kind
 from tests.mcp.test_sdk_wire import Wire, modern
 
 RICH = Path(__file__).with_name("reports.py")
@@ -294,11 +295,13 @@ async def test_the_sdk_client_receives_each_part_as_its_own_content_type(rata_ho
             listed = {tool.name: tool for tool in (await sdk.list_tools()).tools}
     assert [type(block) for block in mixed.content] == [types.TextContent, types.ImageContent, types.EmbeddedResource, types.ResourceLink, types.AudioContent]
     _, image, notes, link, audio = mixed.content
+    image, notes = kind(image, types.ImageContent), kind(notes, types.EmbeddedResource)
+    link, audio = kind(link, types.ResourceLink), kind(audio, types.AudioContent)
     assert base64.b64decode(image.data) == PNG and image.mime_type == "image/png"
     assert base64.b64decode(audio.data) == WAV and audio.mime_type == "audio/wav"
     assert isinstance(notes.resource, types.TextResourceContents) and notes.resource.text == NOTES
     assert str(link.uri) == "file:///reports/q3.pdf" and link.name == "q3.pdf"
-    blob = archive.content[0].resource
+    blob = kind(archive.content[0], types.EmbeddedResource).resource
     assert isinstance(blob, types.BlobResourceContents) and base64.b64decode(blob.blob) == ZIP
     # the SDK checks structured content against the outputSchema it listed
     assert report.structured_content == {"quarter": "Q4", "total": 1200} and not report.is_error

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -22,6 +22,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.subscriptions import ResourceUpdated
 
 from tests.mcp.peers import INDEX_URI, LEGACY, MODERN, TOOL_NAMES, crm_command, crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+from tests.mcp.sdk_types import text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
 
@@ -51,8 +52,8 @@ def server(home: Path) -> StdioServerParameters:
 class Answers:
     """An elicitation callback that gives one fixed answer and remembers what it was asked."""
 
-    def __init__(self, action: str, content: dict[str, Any] | None = None) -> None:
-        self.action = action
+    def __init__(self, action: Literal["accept", "decline", "cancel"], content: dict[str, Any] | None = None) -> None:
+        self.action: Literal["accept", "decline", "cancel"] = action
         self.content = content
         self.asked: list[Any] = []
 
@@ -86,7 +87,7 @@ async def store(client: Client, customer: dict[str, str] = ADA) -> dict[str, Any
 
 async def index(client: Client) -> list[dict[str, Any]]:
     result = await client.read_resource(INDEX_URI)
-    return json.loads(result.contents[0].text)
+    return json.loads(text(result.contents[0]))
 
 
 async def test_the_client_settles_on_2026_07_28_unless_it_asks_for_legacy(crm_home, mode):
@@ -191,16 +192,15 @@ async def test_the_index_resource_reads_as_the_customer_list_in_json(crm_home, m
             read = await client.read_resource(INDEX_URI)
     (content,) = read.contents
     assert str(content.uri) == INDEX_URI and content.mime_type == "application/json"
-    assert json.loads(content.text) == [ada]
+    assert json.loads(text(content)) == [ada]
 
 
 @pytest.mark.parametrize("mode", ["auto", MODERN])
 async def test_a_listen_echoes_the_subscription_and_reports_a_write_to_the_index(crm_home, mode):
     with anyio.fail_after(TEST_SECONDS):
-        async with connected(crm_home, mode) as client:
-            async with client.listen(resource_subscriptions=[INDEX_URI, "app://nope"]) as subscription:
-                assert subscription.honored.resource_subscriptions == [INDEX_URI]
-                await store(client)
-                with anyio.fail_after(5):
-                    event = await anext(subscription)
+        async with connected(crm_home, mode) as client, client.listen(resource_subscriptions=[INDEX_URI, "app://nope"]) as subscription:
+            assert subscription.honored.resource_subscriptions == [INDEX_URI]
+            await store(client)
+            with anyio.fail_after(5):
+                event = await anext(subscription)
     assert event == ResourceUpdated(uri=INDEX_URI)

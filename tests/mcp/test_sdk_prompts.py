@@ -20,6 +20,7 @@ from mcp import Client, MCPError, StdioServerParameters
 
 from tests.conftest import subprocess_env
 from tests.mcp.peers import LEGACY, MODERN, search_path
+from tests.mcp.sdk_types import kind, text
 
 pytestmark = [pytest.mark.subprocess]
 
@@ -40,7 +41,9 @@ async def connected(home: Path, mode: str, elicit: Any = None) -> AsyncIterator[
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(command=sys.executable, args=[str(APP), "--mcp"], env=env)
-    client = Client(params, mode=mode, elicitation_callback=elicit, read_timeout_seconds=10, client_info=types.Implementation(name="rata-peer-tests", version="1.0"))
+    client = Client(
+        params, mode=mode, elicitation_callback=elicit, read_timeout_seconds=10, client_info=types.Implementation(name="rata-peer-tests", version="1.0")
+    )
     async with client:
         yield client
 
@@ -63,11 +66,16 @@ async def test_the_sdk_lists_gets_and_completes_prompts(rata_home, mode):
     assert follow_up.title == "Follow-up email" and follow_up.description == "Draft a follow-up email to one customer."
     assert [(a.name, a.required) for a in follow_up.arguments or []] == [("customer_id", True), ("tone", False)]
     assert got.description == "Draft a follow-up email to one customer."
-    assert [(m.role, m.content.text) for m in got.messages] == [("user", "Write a brief follow-up email to customer #42.")]
+    assert [(m.role, text(m.content)) for m in got.messages] == [("user", "Write a brief follow-up email to customer #42.")]
     image, said = pictured.messages
-    assert (image.role, image.content.type, image.content.data, image.content.mime_type) == ("user", "image", PNG, "image/png")
-    assert (said.role, said.content.text) == ("assistant", "It is one pixel.")
-    assert (ids.completion.values, ids.completion.total, ids.completion.has_more) == (["14", "140", "141", "142", "143", "144", "145", "146", "147", "148", "149"], 11, False)
+    picture = kind(image.content, types.ImageContent)
+    assert (image.role, picture.type, picture.data, picture.mime_type) == ("user", "image", PNG, "image/png")
+    assert (said.role, text(said.content)) == ("assistant", "It is one pixel.")
+    assert (ids.completion.values, ids.completion.total, ids.completion.has_more) == (
+        ["14", "140", "141", "142", "143", "144", "145", "146", "147", "148", "149"],
+        11,
+        False,
+    )
     assert tones.completion.values == ["brief"]
     assert unknown.value.code == -32602 and "Unknown prompt: hidden" in str(unknown.value)
     assert bad.value.code == -32602 and "customer_id: must be an integer, not a string" in str(bad.value)
@@ -84,7 +92,7 @@ async def test_a_prompt_that_asks_is_answered_through_the_sdks_elicitation(rata_
     with anyio.fail_after(TEST_SECONDS):
         async with connected(rata_home, mode, elicit) as client:
             got = await client.get_prompt("context_first")
-    assert [m.content.text for m in got.messages] == ["Write a note about the Q3 plan."]
+    assert [text(m.content) for m in got.messages] == ["Write a note about the Q3 plan."]
     assert [params.message for params in asked] == ["What should the note be about?"]
 
 

@@ -20,6 +20,7 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
 from tests.mcp.peers import crm_home, migrated_folder, search_path  # noqa: F401 - fixtures
+from tests.mcp.sdk_types import text
 from tests.mcp.test_sdk_peer import ADA, MODES, TEST_SECONDS, connected, store
 
 pytestmark = [pytest.mark.anyio, pytest.mark.subprocess]
@@ -46,7 +47,7 @@ async def test_the_crm_template_is_listed_and_an_instance_reads_as_the_customer(
         ("app://customers_show/{id}", "customers_show", "application/json")
     ]
     (content,) = read.contents
-    assert str(content.uri) == f"app://customers_show/{ada['id']}" and json.loads(content.text) == ada
+    assert str(content.uri) == f"app://customers_show/{ada['id']}" and json.loads(text(content)) == ada
     assert missing.value.error.code == (-32002 if mode == "legacy" else -32602) and missing.value.error.message == "Resource not found"
     assert bad.value.error.code == -32602 and "id: must be an integer" in bad.value.error.message
 
@@ -80,10 +81,10 @@ async def test_declared_text_blob_file_and_function_template_read_through_the_sd
             title = await client.read_resource("library://books/1/title")
     assert [str(r.uri) for r in resources.resources] == ["library://about", "library://books.csv", "library://guide", "library://logo"]
     assert [t.uri_template for t in templates.resource_templates] == ["library://books/{id}/title"]
-    assert about.contents[0].text == "A small library." and about.contents[0].mime_type == "text/plain"
+    assert text(about.contents[0]) == "A small library." and about.contents[0].mime_type == "text/plain"
     assert isinstance(logo.contents[0], types.BlobResourceContents) and base64.b64decode(logo.contents[0].blob) == LOGO
-    assert guide.contents[0].mime_type == "text/markdown" and guide.contents[0].text.startswith("# The library")
-    assert title.contents[0].text == "Dune"
+    assert guide.contents[0].mime_type == "text/markdown" and text(guide.contents[0]).startswith("# The library")
+    assert text(title.contents[0]) == "Dune"
 
 
 ASKING_APP = '''
@@ -124,5 +125,5 @@ async def test_a_resource_that_asks_is_answered_through_the_sdk_in_each_mode(tmp
     with anyio.fail_after(TEST_SECONDS):
         async with client:
             read = await client.read_resource("ask://secret")
-    assert read.contents[0].text == "told, because curiosity"
+    assert text(read.contents[0]) == "told, because curiosity"
     assert [asked.message for asked in answers.asked] == ["Why do you want the secret?"]

@@ -65,10 +65,12 @@ class Recorder:
 
     async def sample(self, context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
         self.sampled.append(params)
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="a short story"), model="sdk-model", stop_reason="endTurn")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="a short story"), model="sdk-model", stop_reason="endTurn"
+        )
 
     async def roots(self, context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri="file:///home/ada/project", name="project")])
+        return types.ListRootsResult(roots=[types.Root.model_validate({"uri": "file:///home/ada/project", "name": "project"})])
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
@@ -78,7 +80,7 @@ class Recorder:
 
 
 @asynccontextmanager
-async def connected(home: Path, mode: str, recorder: Recorder, *, elicit: bool = True, log_level: str | None = None) -> AsyncIterator[Client]:
+async def connected(home: Path, mode: str, recorder: Recorder, *, elicit: bool = True, log_level: types.LoggingLevel | None = None) -> AsyncIterator[Client]:
     client = Client(
         StdioServerParameters(command=sys.executable, args=["-m", "tests.mcp.talkers", "--mcp"], env=child_env(home), cwd=str(ROOT)),
         mode=mode,
@@ -212,7 +214,12 @@ class Wire:
 
     def __init__(self, home: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.mcp.talkers", "--mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(home), cwd=ROOT
+            [sys.executable, "-m", "tests.mcp.talkers", "--mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=child_env(home),
+            cwd=ROOT,
         )
 
     def send(self, message: dict[str, Any]) -> None:
@@ -241,11 +248,27 @@ def wire(home: Path):
 def test_modern_progress_and_logs_come_before_the_response_on_the_wire(wire):
     meta = {**META, "progressToken": "p-1", "io.modelcontextprotocol/logLevel": "warning"}
     wire.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta, "name": "count", "arguments": {"n": 2, "pause": 0.06}}})
-    assert wire.read() == {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p-1", "progress": 1, "total": 2, "message": "step 1 of 2"}}
-    assert wire.read() == {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p-1", "progress": 2, "total": 2, "message": "step 2 of 2"}}
-    assert wire.read() == {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "2"}], "structuredContent": 2, "resultType": "complete", "_meta": SERVER}}
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": "p-1", "progress": 1, "total": 2, "message": "step 1 of 2"},
+    }
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": "p-1", "progress": 2, "total": 2, "message": "step 2 of 2"},
+    }
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"content": [{"type": "text", "text": "2"}], "structuredContent": 2, "resultType": "complete", "_meta": SERVER},
+    }
     wire.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": meta, "name": "shout", "arguments": {"text": "hi"}}})
-    assert wire.read() == {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "warning", "logger": "talkers", "data": {"message": "loudly HI"}}}
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "warning", "logger": "talkers", "data": {"message": "loudly HI"}},
+    }
     assert wire.read()["id"] == 2
 
 
@@ -260,19 +283,42 @@ def test_modern_question_is_an_input_required_result_and_the_retry_carries_the_a
             "message": "Where would you like to sit on the way to Oslo?",
             "requestedSchema": {"type": "object", "properties": {
                 "seat": {"title": "Seat", "type": "string", "enum": ["window", "aisle"]},
-                "meal": {"title": "Meal", "type": "string", "oneOf": [{"const": "std", "title": "Standard"}, {"const": "veg", "title": "Vegetarian"}], "default": "std"},
+                "meal": {"title": "Meal", "type": "string", "oneOf": [{"const": "std", "title": "Standard"}, {"const": "veg", "title": "Vegetarian"}],
+                         "default": "std"},
                 "bags": {"title": "Bags", "type": "integer", "minimum": 0, "maximum": 3, "description": "Checked bags", "default": 0},
             }, "required": ["seat"]},
         }}},
         "_meta": SERVER,
     }}  # fmt: skip
-    retry = {"_meta": META, "name": "book", "arguments": {"city": "Oslo"}, "inputResponses": {"ask-0": {"action": "accept", "content": SEAT}}, "requestState": state}
+    retry = {
+        "_meta": META,
+        "name": "book",
+        "arguments": {"city": "Oslo"},
+        "inputResponses": {"ask-0": {"action": "accept", "content": SEAT}},
+        "requestState": state,
+    }
     wire.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": retry})
-    assert wire.read() == {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "Booked window to Oslo."}], "structuredContent": "Booked window to Oslo.", "resultType": "complete", "_meta": SERVER}}
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "content": [{"type": "text", "text": "Booked window to Oslo."}],
+            "structuredContent": "Booked window to Oslo.",
+            "resultType": "complete",
+            "_meta": SERVER,
+        },
+    }
 
 
 def test_legacy_question_is_an_elicitation_request_mid_call(wire):
-    wire.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}})
+    wire.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}},
+        }
+    )
     assert wire.read()["result"]["capabilities"]["logging"] == {}
     wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     wire.send({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}})
@@ -282,7 +328,11 @@ def test_legacy_question_is_an_elicitation_request_mid_call(wire):
     assert request["method"] == "elicitation/create" and isinstance(request["id"], str)
     assert request["params"]["mode"] == "form" and request["params"]["message"] == "Where would you like to sit on the way to Oslo?"
     wire.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"seat": "aisle"}}})
-    assert wire.read() == {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "Booked aisle to Oslo."}], "structuredContent": {"result": "Booked aisle to Oslo."}}}
+    assert wire.read() == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {"content": [{"type": "text", "text": "Booked aisle to Oslo."}], "structuredContent": {"result": "Booked aisle to Oslo."}},
+    }
 
 
 # --- AgentClient, spawned ------------------------------------------------------------------------

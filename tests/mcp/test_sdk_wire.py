@@ -23,6 +23,7 @@ from mcp_types import jsonrpc, methods
 
 from tests.conftest import subprocess_env
 from tests.mcp.peers import INDEX_URI, LEGACY, MODERN, TOOL_NAMES, crm_command, crm_home, migrated_folder  # noqa: F401 - fixtures
+from tests.mcp.sdk_types import kind
 
 pytestmark = pytest.mark.subprocess
 
@@ -142,7 +143,7 @@ def test_every_2026_result_validates_against_the_sdks_2026_07_28_models(crm_home
         methods.validate_server_result("tools/call", MODERN, asked)
         assert asked["resultType"] == "input_required"
         question = v2026.InputRequiredResult.model_validate(asked)
-        assert question.request_state and set(question.input_requests) == {"confirm"}
+        assert question.request_state and set(question.input_requests or {}) == {"confirm"}
         assert isinstance(question.input_requests["confirm"], v2026.ElicitRequest)
         retry = {**delete, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}}, "requestState": question.request_state}
         deleted = complete_call(wire.result("tools/call", modern(retry)))
@@ -156,7 +157,7 @@ def test_every_2026_result_validates_against_the_sdks_2026_07_28_models(crm_home
         methods.validate_server_result("resources/read", MODERN, read)
         assert read["resultType"] == "complete"
         contents = v2026.ReadResourceResult.model_validate(read).contents
-        assert json.loads(contents[0].text) == []
+        assert json.loads(kind(contents[0], v2026.TextResourceContents).text) == []
 
 
 def test_a_confirmation_the_client_cannot_give_is_a_valid_minus_32021_error(crm_home):

@@ -49,10 +49,16 @@ def running(crm_home: Path) -> Iterator[Running]:
     app.stop()
 
 
+class ShimClient(AgentClient):
+    """The test client of `crm --mcp`, with what the process said on stderr once it stopped."""
+
+    stderr = ""
+
+
 @contextmanager
-def shim(home: Path, era: str = "modern") -> Iterator[AgentClient]:
+def shim(home: Path, era: str = "modern") -> Iterator[ShimClient]:
     """`crm --mcp` under the test client; its stderr is kept in `client.stderr` after the block."""
-    client = AgentClient.spawn(crm_command(), env=subprocess_env(home), stderr=subprocess.PIPE, era=era)
+    client = ShimClient.spawn(crm_command(), env=subprocess_env(home), stderr=subprocess.PIPE, era=era)
     try:
         yield client
     finally:

@@ -147,7 +147,9 @@ def test_a_2026_listen_is_opened_again_and_hears_the_change_tagged_with_its_id(s
     shim.send({"id": 1, "method": "tools/list", "params": {"_meta": META}})
     assert names(shim.answer(1)) == ["notes_count", "notes_wait"]
     shim.restart(notes(notes_count, notes_add))
-    assert shim.quiet() == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "watch"}}}]
+    assert shim.quiet() == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "watch"}}}
+    ]
     shim.send({"id": 2, "method": "tools/list", "params": {"_meta": META}})
     assert names(shim.answer(2)) == ["notes_add", "notes_count"]
     shim.restart(notes(notes_count, notes_add))  # the same lists again: nothing to tell

@@ -166,8 +166,12 @@ def test_client_text_of_a_megabyte_and_a_half_is_echoed_cut_to_a_hundred_charact
     asked = {
         "tool name": request("tool name", "tools/call", {"name": huge, "arguments": {}}),
         "prompt name": request("prompt name", "prompts/get", {"name": huge}),
-        "completion prompt": request("completion prompt", "completion/complete", {"ref": {"type": "ref/prompt", "name": huge}, "argument": {"name": "a", "value": ""}}),
-        "completion uri": request("completion uri", "completion/complete", {"ref": {"type": "ref/resource", "uri": huge}, "argument": {"name": "a", "value": ""}}),
+        "completion prompt": request(
+            "completion prompt", "completion/complete", {"ref": {"type": "ref/prompt", "name": huge}, "argument": {"name": "a", "value": ""}}
+        ),
+        "completion uri": request(
+            "completion uri", "completion/complete", {"ref": {"type": "ref/resource", "uri": huge}, "argument": {"name": "a", "value": ""}}
+        ),
         "completion ref type": request("completion ref type", "completion/complete", {"ref": {"type": huge}, "argument": {"name": "a", "value": ""}}),
         "completion argument": request("completion argument", "completion/complete", {"ref": template, "argument": {"name": huge, "value": ""}}),
         "resource uri": request("resource uri", "resources/read", {"uri": "app://" + huge}),

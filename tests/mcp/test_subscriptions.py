@@ -39,19 +39,21 @@ def test_a_listen_is_acknowledged_first_with_only_what_the_server_honours(crm):
     assert first == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {wire.META_SUBSCRIPTION: listen_id}, "notifications": {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": [INDEX]}},
+        "params": {
+            "_meta": {wire.META_SUBSCRIPTION: listen_id},
+            "notifications": {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": [INDEX]},
+        },
     }  # no such resource
 
 
 def test_a_write_notifies_every_listen_that_watches_an_affected_resource_tagged_with_its_id(crm):
-    with AgentClient(crm) as client:
-        with client.listen(INDEX) as first, client.listen(INDEX) as second, client.listen() as nothing:
-            client.call("customers_store", ADA)
-            first.wait_for_update(INDEX)
-            second.wait_for_update(INDEX)
-            assert nothing.updates() == []
-            update = [n for n in client.notifications_for(first.id) if n["method"] == "notifications/resources/updated"][0]
-            assert update["params"] == {"_meta": {wire.META_SUBSCRIPTION: first.id}, "uri": INDEX}
+    with AgentClient(crm) as client, client.listen(INDEX) as first, client.listen(INDEX) as second, client.listen() as nothing:
+        client.call("customers_store", ADA)
+        first.wait_for_update(INDEX)
+        second.wait_for_update(INDEX)
+        assert nothing.updates() == []
+        update = [n for n in client.notifications_for(first.id) if n["method"] == "notifications/resources/updated"][0]
+        assert update["params"] == {"_meta": {wire.META_SUBSCRIPTION: first.id}, "uri": INDEX}
 
 
 def test_a_numeric_listen_id_stays_a_number_in_the_tag(crm):

@@ -124,7 +124,7 @@ def test_text_and_present_together_are_refused_when_the_app_is_built():
 
 
 def test_a_text_that_is_not_callable_is_refused_when_the_app_is_built():
-    @command(can="rows.view", text="a table")  # type: ignore[arg-type]
+    @command(can="rows.view", text="a table")  # type: ignore[arg-type] - a text= that is not callable, on purpose
     def rows_named(ctx: Ctx) -> int:
         """Named."""
         return 1
@@ -144,7 +144,9 @@ def test_a_real_server_sends_the_commands_text_in_both_eras(era, rata_home, tmp_
         result = agent.call("rows_list", {"count": 2})
         broken = agent.call("rows_broken")
     assert result.text == "0 | row 0\n1 | row 1"
-    assert result.data == ([{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}] if era == "modern" else {"result": [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}]})
+    assert result.data == (
+        [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}] if era == "modern" else {"result": [{"id": 0, "name": "row 0"}, {"id": 1, "name": "row 1"}]}
+    )
     assert broken.is_error and "its text= function raised ValueError" in broken.text
 
 

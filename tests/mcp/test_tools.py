@@ -107,7 +107,9 @@ def test_a_tampered_foreign_or_expired_request_state_is_invalid_params(crm):
         accept = {"confirm": {"action": "accept", "content": {"confirm": True}}}
 
         def retry(arguments, request_state):
-            return client.request_raw("tools/call", {"name": "customers_delete", "arguments": arguments, "inputResponses": accept, "requestState": request_state})
+            return client.request_raw(
+                "tools/call", {"name": "customers_delete", "arguments": arguments, "inputResponses": accept, "requestState": request_state}
+            )
 
         tampered = retry({"id": 1}, body + "." + ("0" * len(signature)))
         other_call = retry({"id": 2}, state)
@@ -123,7 +125,10 @@ def test_a_retry_without_an_answer_asks_again(crm):
     with AgentClient(crm) as client:
         client.call("customers_store", ADA)
         first = client.request("tools/call", {"name": "customers_delete", "arguments": {"id": 1}})
-        again = client.request("tools/call", {"name": "customers_delete", "arguments": {"id": 1}, "requestState": first["requestState"], "inputResponses": {"confirm": {"nonsense": 1}}})
+        again = client.request(
+            "tools/call",
+            {"name": "customers_delete", "arguments": {"id": 1}, "requestState": first["requestState"], "inputResponses": {"confirm": {"nonsense": 1}}},
+        )
     assert again["resultType"] == "input_required"
 
 

@@ -244,9 +244,11 @@ def test_every_result_shape_of_a_version_has_only_keys_its_schema_defines(versio
     else:
         assert SCHEMA_KEYS[version]["ElicitRequestParams"] is None
     # and nothing more is dropped than the schema lacks: every key the version defines survives
-    assert set(row.tools([FULL_TOOL])[0]) == set(FULL_TOOL) & SCHEMA_KEYS[version]["Tool"]
-    assert set(shaped) == set(FULL_RESULT) & SCHEMA_KEYS[version]["CallToolResult"]
-    assert set(row.info(FULL_INFO)) == set(FULL_INFO) & SCHEMA_KEYS[version]["Implementation"]
+    tool_keys, result_keys, info_keys = (SCHEMA_KEYS[version][name] for name in ("Tool", "CallToolResult", "Implementation"))
+    assert tool_keys is not None and result_keys is not None and info_keys is not None
+    assert set(row.tools([FULL_TOOL])[0]) == set(FULL_TOOL) & tool_keys
+    assert set(shaped) == set(FULL_RESULT) & result_keys
+    assert set(row.info(FULL_INFO)) == set(FULL_INFO) & info_keys
 
 
 def test_audio_content_under_2024_11_05_is_told_in_text_not_sent():

@@ -25,7 +25,10 @@ SCHEMA = PEERS_BIN.parent / "@anthropic-ai" / "mcpb" / "dist" / f"mcpb-manifest-
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 CATALOG: dict[str, Any] = {
     "app": {"name": "crm", "identifier": "com.example.crm", "version": "2.0.0"},
-    "tools": [{"name": "customers_index", "description": "List customers.", "inputSchema": {"type": "object"}}, {"name": "quiet", "inputSchema": {"type": "object"}}],
+    "tools": [
+        {"name": "customers_index", "description": "List customers.", "inputSchema": {"type": "object"}},
+        {"name": "quiet", "inputSchema": {"type": "object"}},
+    ],
     "prompts": [{"name": "summary", "description": "Summarise a customer.", "arguments": [{"name": "id", "required": True}]}],
 }
 PROJECT: dict[str, Any] = {
@@ -133,7 +136,13 @@ def test_an_icon_is_a_png_file_in_the_project(tmp_path):
 
 @pytest.mark.parametrize(
     ("icon", "message"),
-    [("icon.jpg", "is not a PNG file"), ("missing.png", "is not a file"), ("../icon.png", "inside the project"), ("/etc/icon.png", "inside the project"), (7, "relative path")],
+    [
+        ("icon.jpg", "is not a PNG file"),
+        ("missing.png", "is not a file"),
+        ("../icon.png", "inside the project"),
+        ("/etc/icon.png", "inside the project"),
+        (7, "relative path"),
+    ],
 )
 def test_a_bad_icon_is_refused_naming_it(tmp_path, icon, message):
     (tmp_path / "icon.jpg").write_bytes(b"\xff\xd8\xff")
@@ -181,12 +190,17 @@ def test_only_a_manifest_with_rata_s_mark_counts_as_written_by_rata(tmp_path):
 SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
 FLAT = SCALARS | st.lists(SCALARS, max_size=3) | st.dictionaries(st.text(max_size=6), SCALARS, max_size=3)
 PLAUSIBLE = st.sampled_from(["1.0.0", ">=3.11", "MIT", "crm", "A CRM.", "https://example.com", ["crm"], [{"name": "Ada"}], [{"email": "a@b.co"}]])
-ENV = st.fixed_dictionaries({"description": st.text(max_size=12)}, optional={"type": st.sampled_from(["string", "number", "file", "x"]), "sensitive": st.booleans(), "default": SCALARS})
+ENV = st.fixed_dictionaries(
+    {"description": st.text(max_size=12)}, optional={"type": st.sampled_from(["string", "number", "file", "x"]), "sensitive": st.booleans(), "default": SCALARS}
+)
 JSONISH = FLAT | PLAUSIBLE | st.lists(FLAT, max_size=2) | st.dictionaries(st.text(max_size=6), FLAT, max_size=3)
 FIELDS = ["name", "version", "description", "authors", "maintainers", "license", "keywords", "urls", "requires-python", "dependencies", "dynamic"]
 
 
-@given(changes=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=4), env=st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,6}", fullmatch=True) | st.text(max_size=8), ENV | JSONISH, max_size=2))
+@given(
+    changes=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=4),
+    env=st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,6}", fullmatch=True) | st.text(max_size=8), ENV | JSONISH, max_size=2),
+)
 def test_any_pyproject_gives_a_manifest_the_schema_accepts_or_a_config_error(tmp_path_factory, validator, changes, env):
     folder = tmp_path_factory.mktemp("p")
     data = with_changes(project={key: value for key, value in changes.items() if value is not None}, rata={"env": env})

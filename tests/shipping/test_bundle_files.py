@@ -129,7 +129,16 @@ def test_a_negation_in_mcpbignore_never_brings_back_rata_data():
     assert {ignore.why(PurePosixPath(path)) for path in ("notes/instance.token", "notes/app.db", "notes/logs/app.log.1")} == {"ignored"}
 
 
-SECRET_LOOKING = ["notes/server.pem", "notes/tls/site.key", "notes/id_ed25519", "notes/.npmrc", "notes/.netrc", "notes/.envrc", "notes/prod.env", "notes/secrets.toml"]
+SECRET_LOOKING = [
+    "notes/server.pem",
+    "notes/tls/site.key",
+    "notes/id_ed25519",
+    "notes/.npmrc",
+    "notes/.netrc",
+    "notes/.envrc",
+    "notes/prod.env",
+    "notes/secrets.toml",
+]
 
 
 def test_files_that_look_secret_are_left_out_and_named_in_one_warning_and_a_negation_brings_one_back(tmp_path):
@@ -195,7 +204,7 @@ def test_the_entry_script_starts_the_apps_mcp_server_from_the_bundled_packages()
 def test_any_app_name_and_target_are_plain_string_literals_in_the_entry_script(name, target):
     tree = ast.parse(entry_script(name, target))
     literals = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "main_for"]
-    assert [call.args[0].value for call in literals] == [target]
+    assert [call.args[0].value for call in literals if isinstance(call.args[0], ast.Constant)] == [target]
     (argv,) = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript)]
     assert ast.literal_eval(argv) == [name, "--mcp"]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_types import CallToolResult
 
 from tests.conftest import CRM, subprocess_env
 
@@ -60,7 +61,7 @@ def server(installed: Path, bare: Path, env: dict[str, str]) -> StdioServerParam
     return StdioServerParameters(command=command, args=args, env={"PATH": str(bare), **env}, cwd=str(installed))
 
 
-async def first_session(parameters: StdioServerParameters) -> tuple[list[str], object, object]:
+async def first_session(parameters: StdioServerParameters) -> tuple[list[str], CallToolResult, CallToolResult]:
     with anyio.fail_after(60):
         async with Client(parameters, mode="legacy", read_timeout_seconds=30) as client:
             tools = sorted(tool.name for tool in (await client.list_tools()).tools)

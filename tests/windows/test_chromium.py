@@ -118,7 +118,12 @@ def test_page_messages_reach_python_and_python_messages_reach_the_page(window: C
 def test_the_binding_survives_navigation(window: ChromiumWindow):
     received: list[str] = []
     arrived = threading.Event()
-    window.on_message(lambda text: (received.append(text), arrived.set()))
+
+    def heard(text: str) -> None:
+        received.append(text)
+        arrived.set()
+
+    window.on_message(heard)
     window.navigate("/sub/page.html")
     window.eval_json("window.__rata_post('after navigation')")
     assert arrived.wait(5)

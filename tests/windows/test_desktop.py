@@ -49,7 +49,7 @@ def test_without_pywebview_the_desktop_backend_says_how_to_install_it(monkeypatc
     monkeypatch.setitem(sys.modules, "webview", None)  # what `import webview` meets where it is not installed
     with pytest.raises(WindowError) as missing:
         DesktopBackend()
-    assert 'pip install "rata-toolkit[desktop]"' in missing.value.hint and "--headless" in missing.value.hint
+    assert 'pip install "rata-toolkit[desktop]"' in (missing.value.hint or "") and "--headless" in (missing.value.hint or "")
 
 
 def test_document_scripts_go_first_in_the_head_as_ascii():

@@ -41,8 +41,12 @@ class Readable(Protocol):
     """What ``resources/read`` needs: the app, its resources by URI, its templates to match, and a signer (asking)."""
 
     app: App
-    resources: dict[str, dict[str, Any]]
-    matchers: list[tuple[UriTemplate, Target]]
+
+    @property
+    def resources(self) -> dict[str, dict[str, Any]]: ...
+
+    @property
+    def matchers(self) -> list[tuple[UriTemplate, Target]]: ...
 
     @property
     def confirmer(self) -> Confirmer: ...

@@ -94,7 +94,8 @@ class Subscriptions:
             return uri in self.keys
 
     def lists_changed(self, lists: frozenset[str]) -> None:
-        """Tell the clients that these lists ("tools", "resources", "prompts") changed: each listen that asked, or a 2025-era session that said it is initialized.
+        """Tell the clients that these lists ("tools", "resources", "prompts") changed: each listen that asked, or a 2025-era session that said it is
+        initialized.
 
         A 2025-era session hears only of the lists whose capability says ``listChanged``."""
         server = self.ctx.server

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from rata import tokens
 from rata.app import CONFIRM, DEFAULT_RESULT_TOKENS
@@ -46,8 +46,8 @@ _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 if _C_ENCODER is not None:  # the encoder _TEXT makes on every call, made once (no circular check: results are fresh JSON values)
     _TEXT_PARTS = _C_ENCODER(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
 
-    def _TEXT(value: Any) -> str:  # noqa: N802 - the name it replaces
-        return "".join(_TEXT_PARTS(value, 0))
+    def _TEXT(o: Any) -> str:  # noqa: N802 - the name it replaces, and its parameter's
+        return "".join(_TEXT_PARTS(o, 0))
 
 
 class ToolHost(Protocol):
@@ -267,7 +267,7 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
     The parts come in their JSON form, which is already their content blocks; `Server.shape` fits them to
     the call's protocol version (`rata.mcp.methods.Version.content`)."""
     if returns.__class__ in _CONTENT_NODES:  # (None's class is not one)
-        return _content_result(value, tool, era, returns)
+        return _content_result(value, tool, era, cast("PartsNode | ContentNode", returns))  # its class is one of these
     shown = _own_text(text, value) if text is not None else value if value.__class__ is str else _TEXT(value)
     result: dict[str, Any] = {"content": [{"type": "text", "text": shown}]}
     output_schema = tool.get("outputSchema")
@@ -278,17 +278,18 @@ def ok_result(value: Any, tool: dict[str, Any], era: str, returns: Node | None =
 
 
 def _own_text(text: Any, value: Any) -> str:
-    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a str."""
+    """A command's own text for `value` (its JSON, as `structuredContent` carries it), cleaned (`rata.cleantext.clean_text`); a TypeError when it is not a
+    str."""
     shown = text(value)
     if shown.__class__ is not str:
         raise TypeError(f"it returned {type(shown).__name__}, not str: return the text a model reads")
     return clean_text(shown)  # as a prompt's text: no ESC, BEL, bidi overrides or zero-width characters reach the model
 
 
-def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -> dict[str, Any]:
+def _content_result(value: Any, tool: dict[str, Any], era: str, returns: PartsNode | ContentNode) -> dict[str, Any]:
     from rata.content import parts_of
 
-    parts = parts_of(returns, value)  # type: ignore[arg-type]
+    parts = parts_of(returns, value)
     if "outputSchema" not in tool:
         return {"content": parts}
     result = ok_result(value["data"], tool, era)
@@ -298,9 +299,7 @@ def _content_result(value: Any, tool: dict[str, Any], era: str, returns: Node) -
 
 def validation_result(tool: str, errors: ValidationErrors) -> dict[str, Any]:
     lines = [f"Invalid arguments for {tool}; fix these and call it again:"]
-    for field, messages in errors.to_dict().items():
-        for message in messages:
-            lines.append(f"- {field}: {message}" if field else f"- {message}")
+    lines.extend(f"- {field}: {message}" if field else f"- {message}" for field, messages in errors.to_dict().items() for message in messages)
     return error_result("\n".join(lines))
 
 
