@@ -235,8 +235,9 @@ class EndpointServer:
         sock = osdep.listen_tcp()
         try:
             sock.setblocking(False)
-            self.port = sock.getsockname()[1]
-            osdep.write_port_file(str(self.path), self.port)  # only now can a client find it: the socket already listens
+            port: int = sock.getsockname()[1]
+            self.port = port
+            osdep.write_port_file(str(self.path), port)  # only now can a client find it: the socket already listens
         except BaseException:
             sock.close()
             raise
@@ -288,7 +289,9 @@ class EndpointServer:
                 held = not try_lock(fd)
             except OSError as error:
                 os.close(fd)
-                raise EndpointError(f"{self._lock_path} cannot be locked: {error.strerror or error}.", hint="Put the app's folder (RATA_HOME) on a local disk.") from None
+                raise EndpointError(
+                    f"{self._lock_path} cannot be locked: {error.strerror or error}.", hint="Put the app's folder (RATA_HOME) on a local disk."
+                ) from None
             if held:
                 os.close(fd)
                 raise EndpointError(

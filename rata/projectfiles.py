@@ -110,7 +110,8 @@ def walk_files(root: str | os.PathLike[str], wanted: Callable[[str], bool], *, m
     for folder, dirs, files in os.walk(root):
         seen += len(dirs) + len(files)
         # Python packages first: a walk cut short by a huge data folder has still seen the code
-        dirs[:] = sorted((d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")), key=lambda d: (not os.path.isfile(os.path.join(folder, d, "__init__.py")), d))
+        kept = (d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(kept, key=lambda d: (not os.path.isfile(os.path.join(folder, d, "__init__.py")), d))
         for name in sorted(files):
             if not wanted(name):
                 continue

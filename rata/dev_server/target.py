@@ -11,6 +11,7 @@ is reported by each tool with the error, not by stopping the server.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -144,10 +145,8 @@ def watched(folders: tuple[str, ...], root: Path) -> tuple[tuple[str, int], ...]
         except OSError:
             found.append((folder, -1))  # the folder went away: a change
     pyproject = os.path.join(root, "pyproject.toml")
-    try:
+    with contextlib.suppress(OSError):
         found.append((pyproject, os.stat(pyproject).st_mtime_ns))
-    except OSError:
-        pass
     return tuple(sorted(found))
 
 

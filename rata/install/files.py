@@ -13,15 +13,14 @@ import contextlib
 import errno
 import os
 import stat
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rata.filelock import try_lock
 from rata.errors import ConfigError
+from rata.filelock import try_lock
 
 MAX_BYTES = 16 * 1024 * 1024  # no client's config is near this; a larger file is not one rata edits
 LOCK_TIMEOUT = 10.0  # seconds a writer waits for the lock; RATA_INSTALL_LOCK_TIMEOUT sets another (0 to 600)

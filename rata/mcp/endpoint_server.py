@@ -35,8 +35,10 @@ def serve_agents(app: App, *, handshake_timeout: float | None = None) -> Endpoin
     def serve(connection: Connection) -> None:  # a client going away mid-line is the same as EOF
         serve_lines(lambda send: AppServer(app, send=send, catalog=catalog, limiter=limiter).server, connection.rfile, connection.send)
 
-    options = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
-    endpoint = EndpointServer(app.folder, MCP, serve, **options).open()
+    if handshake_timeout is None:
+        endpoint = EndpointServer(app.folder, MCP, serve).open()
+    else:
+        endpoint = EndpointServer(app.folder, MCP, serve, handshake_timeout=handshake_timeout).open()
     endpoint.on_close.append(catalog.stop)
     return endpoint
 
