@@ -27,6 +27,7 @@ from rata.app import App, Mcp
 from rata.command_spec import CommandSpec, command, command_options
 from rata.context import Ctx
 from rata.dev_server import budget, database, database_answer, docs_answer, info_answer, logreader, logs_answer, schema_answer
+from rata.dev_server.devapp import DevApp, dev_app_of, target
 from rata.dev_server.docs_answer import DocsAnswer
 from rata.dev_server.docs_index import DocsIndex, rata_docs_dir
 from rata.dev_server.logs_answer import LastError, LogEntries
@@ -51,26 +52,6 @@ def _new(kind: Any, *values: Any, **named: Any) -> Any:
             default = _DEFAULTS[name]
             out[name] = list(default) if isinstance(default, list) else default
     return {name: out[name] for name in fields}
-
-
-class DevApp(App):
-    """The dev server's own app (`dev_app`): an `App` that also holds the project it reads, the server's token
-    budget (`rata.dev_server.budget`) and its docs indexes, one per set of docs folders."""
-
-    def __init__(self, target: Target, budget_tokens: int) -> None:
-        super().__init__("rata-dev", identifier="dev.rata.mcp", version=__version__, description="rata's dev server for coding agents")
-        self.target = target
-        self.budget_tokens = budget_tokens
-        self.docs_indexes: dict[tuple[tuple[str, str], ...], DocsIndex] = {}
-
-
-def dev_app_of(ctx: Ctx) -> DevApp:
-    """The app of a dev tool's call: always the dev server's, which `dev_app` made."""
-    return cast(DevApp, ctx.app)
-
-
-def target(ctx: Ctx) -> Target:
-    return dev_app_of(ctx).target
 
 
 # --- app_info -----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ class DevBridgeError(RataError):
 
 
 def _bridge(ctx: Ctx, method: str, **params: Any) -> Any:
-    from rata.dev_server.tools import target
+    from rata.dev_server.devapp import target
     from rata.endpoint import DEV, connect  # on first use: sockets and hmac are not needed to start
 
     app = target(ctx).app()
