@@ -208,25 +208,23 @@ def read_port_file(path: str) -> int | None:
 
     Raises `EndpointError` when something else is there (not a regular file, or not a port), naming the fix.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)  # a FIFO put there never blocks the read
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise EndpointError(f"Could not read the running app's port file {path}: {error.strerror or error}.") from None
-    try:
-        import stat
+    from rata.projectfiles import ProjectFileError, open_regular  # a FIFO put there never blocks the read
 
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            problem = "it is not a regular file"
-        else:
-            try:
-                return parse_port(os.read(fd, MAX_PORT_FILE))
-            except ValueError as error:
-                problem = str(error)
-    finally:
-        os.close(fd)
+    try:
+        fd = open_regular(path)
+    except ProjectFileError as error:
+        if error.missing:
+            return None
+        if not error.irregular:
+            raise EndpointError(f"Could not read the running app's port file {path}: it {error.reason}.") from None
+        problem = f"it {error.reason}"
+    else:
+        try:
+            return parse_port(os.read(fd, MAX_PORT_FILE))
+        except ValueError as error:
+            problem = str(error)
+        finally:
+            os.close(fd)
     raise EndpointError(
         f"The running app's port file {path} is not one rata wrote: {problem}.",
         hint="Remove it; a running app writes it anew when it starts.",

@@ -29,29 +29,48 @@ SKIP_DIRS = frozenset(
 
 
 class ProjectFileError(Exception):
-    """A project file that is not read: `reason` says why in words a message can end with."""
+    """A project file that is not read: `reason` says why in words a message can end with; `missing` when nothing is
+    there, `irregular` when something other than a regular file is (a FIFO, a device, a socket, a folder)."""
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str, *, missing: bool = False, irregular: bool = False) -> None:
         super().__init__(f"{os.fspath(path)}: {reason}")
         self.path = os.fspath(path)
         self.reason = reason
+        self.missing = missing
+        self.irregular = irregular
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A descriptor for reading the regular file at `path` (links followed), opened without blocking: a FIFO put there
+    never blocks the open, and a FIFO, a device, a socket or a folder is refused. The caller closes it.
+
+    Raises:
+        ProjectFileError: not a regular file, or it cannot be opened (`missing` when there is nothing at `path`).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        raise ProjectFileError(path, f"cannot be opened ({error.strerror or error})", missing=isinstance(error, FileNotFoundError)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as error:
+        os.close(fd)
+        raise ProjectFileError(path, f"cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ProjectFileError(path, f"is {_kind(mode)}, not a regular file", irregular=True)
+    return fd
 
 
 def read_bytes(path: str | os.PathLike[str], *, limit: int) -> bytes:
-    """The bytes of the regular file at `path` (links followed), at most `limit` of them.
+    """The bytes of the regular file at `path` (links followed, `open_regular`), at most `limit` of them.
 
     Raises:
         ProjectFileError: it is not a regular file (a FIFO, a device, a socket, a folder), it holds more than
             `limit` bytes, or it cannot be opened or read.
     """
+    fd = open_regular(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError as error:
-        raise ProjectFileError(path, f"cannot be opened ({error.strerror or error})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise ProjectFileError(path, f"is {_kind(mode)}, not a regular file")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:

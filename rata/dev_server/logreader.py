@@ -127,18 +127,13 @@ def cursor(logs_dir: Path, name: str, position: Position) -> str | None:
 
 def _open(path: Path) -> Any:
     """`path` opened for reading, or None when it is not a regular file (a FIFO put in its place must not block the read)."""
+    from rata.projectfiles import ProjectFileError, open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
+        fd = open_regular(path)
+    except ProjectFileError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return None
-        return open(fd, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
-    except OSError:
-        os.close(fd)
-        return None
+    return open(fd, "rb", buffering=0)  # noqa: SIM115 - the caller closes it
 
 
 def _lines_backwards(handle: Any, budget: list[int], end: int | None = None) -> Iterator[tuple[int, bytes | None]]:
