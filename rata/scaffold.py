@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from rata.cleantext import clean_text
 from rata.errors import ConfigError
 from rata.install.plan import new_project_dev_file
+from rata.shipping.project import normalize
 
 TEMPLATE = "app"
 NAME_RULE = "lowercase letters, digits, '-' or '_', starting with a letter and ending with a letter or digit"
@@ -188,24 +189,19 @@ def validate_name(name: str) -> str:
     if stdlib or package in _TAKEN:
         what = "a module of Python's standard library" if stdlib else "a name the app already needs"
         raise ConfigError(f"The app name {name!r} would shadow {package!r}, {what}.", hint=f"Pick another name, e.g. my-{name}.")
-    if _normal(name) in PACKAGING_TOOLS or package in PACKAGING_TOOLS:
+    if normalize(name) in PACKAGING_TOOLS or package in PACKAGING_TOOLS:
         raise ConfigError(
             f"The app name {name!r} is a packaging tool's: installing the app (pip install -e .) would replace it in the environment.",
             hint=f"Pick another name, e.g. my-{name}.",
         )
     taken = installed_names()
-    if _normal(name) in taken or package in taken:
+    if normalize(name) in taken or package in taken:
         raise ConfigError(
-            f"The app name {name!r} is taken by {taken.get(_normal(name)) or taken[package]!r}, installed in this Python environment: "
+            f"The app name {name!r} is taken by {taken.get(normalize(name)) or taken[package]!r}, installed in this Python environment: "
             "installing the app (pip install -e .) would replace it, or the app's package would shadow it.",
             hint=f"Pick another name, e.g. my-{name}.",
         )
     return package
-
-
-def _normal(name: str) -> str:
-    """A distribution's name as packaging compares them (PEP 503): lowercase, runs of '-', '_', '.' as one '-'."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def installed_names() -> dict[str, str]:
@@ -220,7 +216,7 @@ def installed_names() -> dict[str, str]:
     for distribution in importlib.metadata.distributions():
         found = distribution.metadata["Name"] if distribution.metadata is not None else None
         if found:
-            names.setdefault(_normal(found), found)
+            names.setdefault(normalize(found), found)
     return names
 
 

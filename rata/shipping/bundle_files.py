@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from rata._record import Record
 from rata.errors import ConfigError
 from rata.shipping.bundle import app_target
+from rata.shipping.project import normalize
 
 TYPE_CHECKING = False  # the type-only import idiom (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ def other_dependencies(dependencies: list[str]) -> list[str]:
         found = _REQUIREMENT_NAME.match(requirement)
         if found is None:
             raise ConfigError(f"[project] dependencies: {requirement!r} is not a requirement.", hint="Fix it in pyproject.toml.")
-        if re.sub(r"[-_.]+", "-", found.group(1)).lower() != RATA_DISTRIBUTION:
+        if normalize(found.group(1)) != RATA_DISTRIBUTION:
             extra.append(requirement)
     return extra
 
